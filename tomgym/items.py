@@ -1,0 +1,110 @@
+"""The validated record for one Theory-of-Mind question, shared by every env family."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+AnswerType = Literal["choice", "text", "yes_no", "names"]
+"""How an answer is judged.
+
+- ``choice``: a closed candidate set (Hi-ToM's containers, class labels); the answer
+  must name the gold candidate and no other.
+- ``text``: a free-text phrase (a location); the gold phrase must appear as whole words
+  and no other listed candidate may.
+- ``yes_no``: judged on the answer's leading yes/no.
+- ``names``: a list of names, judged by set equality after normalising.
+"""
+
+Split = Literal["train", "val", "test", "all"]
+
+
+class ItemError(ValueError):
+    """A ToM item failed validation; the message names the item and the field."""
+
+
+class ToMItem(BaseModel):
+    """One question about one story, with everything needed to score an answer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, description="Stable identifier, unique within its env.")
+    story: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    answer: str | list[str] = Field(description="Gold answer (a list for name-list questions).")
+    aliases: tuple[str, ...] = Field(default=(), description="Other accepted spellings.")
+    candidates: tuple[str, ...] = Field(
+        default=(), description="Closed answer set, or the other answers a text answer excludes."
+    )
+    answer_type: AnswerType = "choice"
+    order: int | None = Field(default=None, ge=-1, le=10, description="ToM order (None: n/a).")
+    question_type: str = "belief"
+    source: str = Field(default="custom", description="Dataset the item comes from.")
+    split: Split = "all"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_not_blank(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, str):
+            if not value.strip():
+                raise ValueError("the gold answer is empty")
+        elif not value or any(not str(v).strip() for v in value):
+            raise ValueError("a name-list answer needs at least one non-empty name")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToMItem:
+        if self.answer_type == "names" and not isinstance(self.answer, list):
+            raise ValueError("answer_type 'names' needs a list answer")
+        if self.answer_type != "names" and isinstance(self.answer, list):
+            raise ValueError(f"answer_type {self.answer_type!r} needs a string answer")
+        if self.answer_type == "choice":
+            if not self.candidates:
+                raise ValueError("answer_type 'choice' needs candidates")
+            if self.answer not in self.candidates:
+                raise ValueError(
+                    f"gold answer {self.answer!r} is not among the candidates {list(self.candidates)}"
+                )
+        if len(set(self.candidates)) != len(self.candidates):
+            raise ValueError("candidates contain duplicates")
+        return self
+
+    @property
+    def gold_text(self) -> str:
+        """The gold answer as one string (names joined by commas)."""
+        return ", ".join(self.answer) if isinstance(self.answer, list) else self.answer
+
+
+def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMItem:
+    """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields."""
+    if isinstance(record, ToMItem):
+        return record
+    if not isinstance(record, Mapping):
+        raise ItemError(f"{where or 'item'}: expected a mapping or ToMItem, got {type(record).__name__}")
+    try:
+        return ToMItem.model_validate(dict(record))
+    except ValidationError as exc:
+        item_id = record.get("id", "<no id>")
+        problems = "; ".join(
+            f"field '{'.'.join(str(p) for p in err['loc']) or '<item>'}': {err['msg']}"
+            for err in exc.errors()
+        )
+        prefix = f"{where}: " if where else ""
+        raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
+
+
+def validate_items(records: Iterable[ToMItem | Mapping[str, Any]], where: str = "") -> list[ToMItem]:
+    """Validate every record (all or nothing); ids must be unique."""
+    items: list[ToMItem] = []
+    seen: set[str] = set()
+    for number, record in enumerate(records):
+        label = f"{where} record {number}" if where else f"record {number}"
+        item = validate_item(record, label)
+        if item.id in seen:
+            raise ItemError(f"{label}: duplicate item id {item.id!r}")
+        seen.add(item.id)
+        items.append(item)
+    return items
