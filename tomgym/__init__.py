@@ -1,0 +1,90 @@
+"""tomgym: Theory-of-Mind benchmarks as Gymnasium text environments.
+
+``import tomgym`` registers every built-in env ID with Gymnasium, so
+``gym.make("ToM-HiToM-O4-v0")`` works right after it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tomgym.env import EpisodeStateError, ToMEnv
+from tomgym.items import ItemError, ToMItem
+from tomgym.prompts import PROMPT_PRESETS, PromptPreset
+from tomgym.registry import (
+    ToMEnvSpec,
+    UnknownEnvError,
+    get_spec,
+    list_envs,
+    register_tom_env,
+    unregister_tom_env,
+)
+from tomgym.rewards import REWARD_PRESETS, RewardSpec, Score, score_response
+
+__version__ = "0.1.0"
+
+
+def make(env_id: str, **kwargs: Any) -> ToMEnv:
+    """Like ``gym.make`` but checks the ID first and suggests near matches; returns the raw env."""
+    import gymnasium as gym
+
+    get_spec(env_id)
+    env = gym.make(env_id, **kwargs)
+    unwrapped = env.unwrapped
+    assert isinstance(unwrapped, ToMEnv)
+    return unwrapped
+
+
+def load_items(env_id: str, n: int | None = None, **env_kwargs: Any) -> list[ToMItem]:
+    """The items an env serves, in index order (a generated env: its first ``n``)."""
+    from tomgym.sources import first_items
+
+    return first_items(make(env_id, **env_kwargs).source, n)
+
+
+def solve(story: str, question: str, family: str = "hitom", mode: str = "rules") -> str:
+    """The oracle's answer to a question about a story, from the world simulator.
+
+    ``family`` is ``hitom`` or ``tomi``; for ToMi, ``mode="release"`` reproduces the release's
+    second-order labelling quirk instead of following the story.
+    """
+    if family == "hitom":
+        from tomgym.world.solve import solve_hitom
+
+        return solve_hitom(story, question)
+    if family == "tomi":
+        from tomgym.world.tomi import solve_tomi
+
+        return solve_tomi(story, question, mode=mode)
+    raise ValueError(f"the oracle knows the families 'hitom' and 'tomi', not {family!r}")
+
+
+def _register() -> None:
+    from tomgym.envs import register_builtin_envs
+
+    register_builtin_envs()
+
+
+_register()
+
+__all__ = [
+    "REWARD_PRESETS",
+    "PROMPT_PRESETS",
+    "EpisodeStateError",
+    "ItemError",
+    "PromptPreset",
+    "RewardSpec",
+    "Score",
+    "ToMEnv",
+    "ToMEnvSpec",
+    "ToMItem",
+    "UnknownEnvError",
+    "get_spec",
+    "list_envs",
+    "load_items",
+    "make",
+    "register_tom_env",
+    "score_response",
+    "solve",
+    "unregister_tom_env",
+]

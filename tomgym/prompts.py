@@ -1,0 +1,130 @@
+"""Prompt presets: the system message, the family's world assumptions, and the user message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from tomgym.items import ToMItem
+
+FORMAT_INSTRUCTION = (
+    "Reason about the story step by step inside <think> </think> tags, then give only your "
+    "final answer inside <answer> </answer> tags, for example: "
+    "<think> your reasoning </think> <answer> your answer </answer>."
+)
+
+# The world assumptions a solver needs, per dataset family, in this project's own words.
+FAMILY_ASSUMPTIONS: dict[str, tuple[str, ...]] = {
+    "hitom": (
+        "Before leaving a place, a person sees everything that happens there, every move included.",
+        "A person can know what another person believes only if the two were in the same place "
+        "together, or talked to each other privately or in public.",
+        "People may lie, and telling something to others does not change what the teller believes. "
+        "A person trusts someone who left the room later than they did, and everyone knows the "
+        "order in which people left.",
+        "Everyone can hear a public claim; a private message is heard only by the person it is "
+        "told to, and both of them know that.",
+    ),
+    "tomi": (
+        "A person sees everything that happens in a room while they are in it, and nothing that "
+        "happens there after they leave.",
+        "A person who has not seen an object moved still believes it is where they last saw it.",
+    ),
+    "exploretom": (
+        "A person knows about an event only if they witnessed it or were told about it.",
+        "A person who did not see a change still believes things are as they last saw them.",
+    ),
+    "opentom": (),
+    "fantom": (),
+    "custom": (),
+}
+
+# ToM-RL (arXiv 2504.01698) states two of the four assumptions.
+TOMRL_ASSUMPTIONS = (
+    "A person sees everything that happens in a room, every move included, until they leave it.",
+    "A person A can only infer what another person B believes if A and B were in the same room, "
+    "or interacted privately or publicly.",
+)
+
+
+class PromptPreset(BaseModel):
+    """How an item becomes a system message and a user message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    system: str
+    assumptions: str = "family"
+    """``family``: the family's assumptions; ``tomrl``: ToM-RL's two; ``none``."""
+    list_candidates: bool = False
+    user_template: str = "Story:\n{story}\n\nQuestion: {question}"
+
+
+PROMPT_PRESETS: dict[str, PromptPreset] = {
+    "default": PromptPreset(
+        name="default",
+        system="You answer questions about what people in a story know and believe. "
+        + FORMAT_INSTRUCTION,
+    ),
+    "tomrl": PromptPreset(
+        name="tomrl",
+        system="The assistant first thinks about the reasoning process and then gives the user "
+        "the answer. The reasoning goes inside <think> </think> tags and the answer inside "
+        "<answer> </answer> tags: <think> reasoning here </think> <answer> answer here </answer>.",
+        assumptions="tomrl",
+        user_template="Read the story and answer the question.\n\nStory:\n{story}\n\n"
+        "Question: {question}",
+    ),
+    "cot": PromptPreset(
+        name="cot",
+        system="Think step by step. Write your step-by-step reasoning inside <think> </think> "
+        "tags and then your final answer inside <answer> </answer> tags.",
+        assumptions="none",
+    ),
+}
+
+PREFILL = "<think>\n"
+
+
+def resolve_prompt(prompt: str | PromptPreset) -> PromptPreset:
+    if isinstance(prompt, PromptPreset):
+        return prompt
+    try:
+        return PROMPT_PRESETS[prompt]
+    except KeyError:
+        raise ValueError(
+            f"unknown prompt preset {prompt!r}; presets: {', '.join(PROMPT_PRESETS)}"
+        ) from None
+
+
+def _assumption_block(preset: PromptPreset, family: str) -> str:
+    if preset.assumptions == "none":
+        return ""
+    lines: Sequence[str]
+    if preset.assumptions == "tomrl":
+        lines = TOMRL_ASSUMPTIONS
+    else:
+        lines = FAMILY_ASSUMPTIONS.get(family, ())
+    if not lines:
+        return ""
+    numbered = "\n".join(f"({i}) {text}" for i, text in enumerate(lines, 1))
+    return f"Assume the following about the world of the story.\n{numbered}"
+
+
+def render_messages(item: ToMItem, preset: PromptPreset, family: str) -> list[dict[str, str]]:
+    """The chat messages for an item: system (format + assumptions) and user (story + question)."""
+    system = preset.system
+    block = _assumption_block(preset, family)
+    if block:
+        system = f"{system}\n\n{block}"
+    user = preset.user_template.format(story=item.story.strip(), question=item.question.strip())
+    if preset.list_candidates and item.candidates:
+        user += "\nPossible answers: " + ", ".join(item.candidates)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def render_observation(messages: list[dict[str, str]], prefill: str = "") -> str:
+    """The messages as one plain string (the env's observation), ending with any prefill."""
+    text = "\n\n".join(m["content"] for m in messages)
+    return f"{text}\n\n{prefill}" if prefill else text

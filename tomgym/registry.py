@@ -1,0 +1,208 @@
+"""The ToM env registry: metadata for every ToM env, kept beside Gymnasium's own registry."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import gymnasium as gym
+from pydantic import BaseModel, ConfigDict, Field
+
+from tomgym.items import ToMItem, validate_item, validate_items
+from tomgym.sources import GeneratedSource, ItemSource, ListSource
+
+Usage = Literal["train", "eval-only"]
+
+ITEMS_ENTRY_POINT = "tomgym.env:ToMEnv"
+
+
+class UnknownEnvError(KeyError):
+    """An ID that no ToM env is registered under; the message suggests the nearest IDs."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class ToMEnvSpec(BaseModel):
+    """What a user needs to know about a ToM env before making it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    family: str = Field(description="Dataset family (hitom, tomi, exploretom, ..., or custom).")
+    orders: tuple[int, ...] | None = Field(
+        default=None, description="ToM orders the env asks (None: not applicable or mixed/unknown)."
+    )
+    split: str = "all"
+    held_out: bool = False
+    held_out_from: tuple[str, ...] = ()
+    usage: Usage = "train"
+    size: int | None = Field(default=None, description="Number of items; None when procedural.")
+    procedural: bool = False
+    answer_type: str = "choice"
+    description: str = ""
+    entry_point: str = ITEMS_ENTRY_POINT
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def order_label(self) -> str:
+        if not self.orders:
+            return "-"
+        if len(self.orders) == 1:
+            return str(self.orders[0])
+        return ",".join(str(o) for o in self.orders)
+
+    @property
+    def size_label(self) -> str:
+        return "procedural" if self.procedural else ("?" if self.size is None else str(self.size))
+
+
+_SPECS: dict[str, ToMEnvSpec] = {}
+_SOURCES: dict[str, ItemSource] = {}
+
+
+def register_tom_env(
+    env_id: str,
+    items: Iterable[ToMItem | Mapping[str, Any]] | None = None,
+    generator: Callable[[int], ToMItem | Mapping[str, Any]] | None = None,
+    *,
+    entry_point: str | None = None,
+    max_prompt_chars: int | None = None,
+    family: str = "custom",
+    orders: Sequence[int] | None = None,
+    split: str = "all",
+    held_out: bool = False,
+    held_out_from: Sequence[str] = (),
+    usage: Usage = "train",
+    size: int | None = None,
+    answer_type: str | None = None,
+    description: str = "",
+    kwargs: Mapping[str, Any] | None = None,
+    overwrite: bool = False,
+) -> ToMEnvSpec:
+    """Register a ToM env under ``env_id`` so that ``gym.make(env_id)`` serves it.
+
+    Give exactly one of:
+
+    - ``items``: the questions (ToMItem or plain dicts), validated now, all or nothing;
+    - ``generator``: ``f(index) -> item`` for a procedural env (a pure function of the
+      index), with ``max_prompt_chars`` bounding ``len(story) + len(question)``;
+    - ``entry_point``: ``"module:Class"`` of a ToMEnv subclass that builds its own source
+      (how the built-in families register without loading anything).
+
+    ``kwargs`` are default keyword arguments for the env (``split``, ``reward``, ``prompt``...).
+    Returns the spec; raises ValueError for a bad ID or a clash (unless ``overwrite``).
+    """
+    given = [x is not None for x in (items, generator, entry_point)]
+    if sum(given) != 1:
+        raise ValueError(f"{env_id}: give exactly one of items=, generator= or entry_point=")
+    if env_id in _SPECS and not overwrite:
+        raise ValueError(f"{env_id} is already registered (pass overwrite=True to replace it)")
+    _check_id(env_id)
+    procedural = False
+    if items is not None:
+        validated = validate_items(items, where=env_id)
+        if not validated:
+            raise ValueError(f"{env_id}: no items given")
+        _SOURCES[env_id] = ListSource(tuple(validated))
+        size = len(validated)
+        if orders is None:
+            found = sorted({it.order for it in validated if it.order is not None})
+            orders = found or None
+        if answer_type is None:
+            kinds = {it.answer_type for it in validated}
+            answer_type = kinds.pop() if len(kinds) == 1 else "mixed"
+        entry = ITEMS_ENTRY_POINT
+    elif generator is not None:
+        if max_prompt_chars is None:
+            raise ValueError(f"{env_id}: a generator needs max_prompt_chars (a bound on prompt size)")
+        gen = generator
+
+        def make(index: int) -> ToMItem:
+            return validate_item(gen(index), where=f"{env_id} item {index}")
+
+        _SOURCES[env_id] = GeneratedSource(make, max_prompt_chars)
+        procedural = True
+        size = None
+        entry = ITEMS_ENTRY_POINT
+    else:
+        assert entry_point is not None
+        if ":" not in entry_point:
+            raise ValueError(f"{env_id}: entry_point must look like 'module:Class', got {entry_point!r}")
+        entry = entry_point
+        procedural = size is None
+    spec = ToMEnvSpec(
+        id=env_id,
+        family=family,
+        orders=tuple(orders) if orders is not None else None,
+        split=split,
+        held_out=held_out,
+        held_out_from=tuple(held_out_from),
+        usage=usage,
+        size=size,
+        procedural=procedural,
+        answer_type=answer_type or "choice",
+        description=description,
+        entry_point=entry,
+        kwargs=dict(kwargs or {}),
+    )
+    _SPECS[env_id] = spec
+    if env_id in gym.registry:
+        del gym.registry[env_id]
+    gym.register(
+        id=env_id,
+        entry_point=entry,
+        kwargs={"tom_id": env_id, **spec.kwargs},
+        max_episode_steps=None,
+        disable_env_checker=False,
+    )
+    return spec
+
+
+def _check_id(env_id: str) -> None:
+    from gymnasium.envs.registration import parse_env_id
+
+    try:
+        _, _, version = parse_env_id(env_id)
+    except Exception as exc:  # gymnasium raises its own error type
+        raise ValueError(f"{env_id!r} is not a valid Gymnasium env ID: {exc}") from None
+    if version is None:
+        raise ValueError(f"{env_id!r}: ToM env IDs end with a version, e.g. 'My-ToM-v0'")
+
+
+def unregister_tom_env(env_id: str) -> None:
+    """Remove a ToM env from both registries (a no-op for unknown IDs)."""
+    _SPECS.pop(env_id, None)
+    _SOURCES.pop(env_id, None)
+    if env_id in gym.registry:
+        del gym.registry[env_id]
+
+
+def get_spec(env_id: str) -> ToMEnvSpec:
+    """The spec of a registered ToM env; an unknown ID suggests the nearest registered ones."""
+    if env_id.startswith("tomgym:"):
+        env_id = env_id.split(":", 1)[1]
+    try:
+        return _SPECS[env_id]
+    except KeyError:
+        raise UnknownEnvError(unknown_id_message(env_id)) from None
+
+
+def unknown_id_message(env_id: str) -> str:
+    near = difflib.get_close_matches(env_id, list(_SPECS), n=5, cutoff=0.5)
+    hint = f" Did you mean: {', '.join(near)}?" if near else ""
+    return f"No ToM env is registered as {env_id!r}.{hint} (`tomgym list` shows them all.)"
+
+
+def registered_source(env_id: str) -> ItemSource:
+    """The item source stored for an env registered with items= or generator=."""
+    try:
+        return _SOURCES[env_id]
+    except KeyError:
+        raise UnknownEnvError(unknown_id_message(env_id)) from None
+
+
+def list_envs(family: str | None = None) -> list[ToMEnvSpec]:
+    """One record per registered ToM env (optionally one family), in registration order."""
+    return [s for s in _SPECS.values() if family is None or s.family == family]

@@ -1,0 +1,134 @@
+"""Reward specs and the one scoring function that evaluation and training both call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tomgym.answers import (
+    Verdict,
+    judge_choice,
+    judge_names,
+    judge_text,
+    judge_yes_no,
+    parse_response,
+)
+from tomgym.items import ToMItem
+
+
+class RewardSpec(BaseModel):
+    """A format part and a correctness part, added."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "custom"
+    format_ok: float = Field(0.1, description="Added when the tag format holds.")
+    format_bad: float = Field(0.0, description="Added when it does not.")
+    correct: float = Field(1.0, description="Added for a correct answer.")
+    incorrect: float = Field(0.0, description="Added for anything else (wrong, missing, unparsable).")
+
+    @property
+    def max_reward(self) -> float:
+        return max(self.format_ok, self.format_bad) + max(self.correct, self.incorrect)
+
+
+REWARD_PRESETS: dict[str, RewardSpec] = {
+    # arXiv 2507.15788: 0.1 for the format plus 1.0 for a correct answer.
+    "rlvr": RewardSpec(name="rlvr", format_ok=0.1, format_bad=0.0, correct=1.0, incorrect=0.0),
+    # ToM-RL (arXiv 2504.01698): format +1/-1, answer +2/-2.
+    "tomrl": RewardSpec(name="tomrl", format_ok=1.0, format_bad=-1.0, correct=2.0, incorrect=-2.0),
+    # Plain accuracy: format ignored (only an answer block is needed).
+    "accuracy": RewardSpec(name="accuracy", format_ok=0.0, format_bad=0.0, correct=1.0, incorrect=0.0),
+}
+
+
+def resolve_reward(reward: str | Mapping[str, Any] | RewardSpec) -> RewardSpec:
+    """A preset name, a dict of fields, or a spec -> a spec (a clear error for anything else)."""
+    if isinstance(reward, RewardSpec):
+        return reward
+    if isinstance(reward, str):
+        try:
+            return REWARD_PRESETS[reward]
+        except KeyError:
+            raise ValueError(
+                f"unknown reward preset {reward!r}; presets: {', '.join(REWARD_PRESETS)}"
+            ) from None
+    if isinstance(reward, Mapping):
+        return RewardSpec.model_validate(dict(reward))
+    raise TypeError(f"reward must be a preset name, a dict or a RewardSpec, not {type(reward).__name__}")
+
+
+class Score(BaseModel):
+    """The verdict on one response, with the reward's parts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reward: float
+    parts: dict[str, float]
+    format_ok: bool
+    answer: str | None
+    correct: bool
+    verdict: Verdict
+    detail: str
+    gold: str
+
+
+def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
+    """Judge an extracted answer against an item, by the item's answer type."""
+    if item.answer_type == "names":
+        assert isinstance(item.answer, list)
+        j = judge_names(answer, item.answer)
+    else:
+        assert isinstance(item.answer, str)
+        if item.answer_type == "choice":
+            j = judge_choice(answer, item.answer, item.candidates, item.aliases)
+        elif item.answer_type == "yes_no":
+            j = judge_yes_no(answer, item.answer)
+        else:
+            j = judge_text(answer, item.answer, item.candidates, item.aliases)
+    return j.correct, j.verdict, j.detail
+
+
+def score_response(
+    response: str, item: ToMItem, reward: RewardSpec | str = "rlvr", prefill: str = ""
+) -> Score:
+    """Score a response to ``item``: format, extracted answer, correctness, reward parts."""
+    spec = resolve_reward(reward)
+    parsed = parse_response(response, prefill)
+    if parsed.answer is None:
+        assert parsed.problem is not None
+        correct, verdict, detail = False, parsed.problem, _PROBLEM_DETAIL[parsed.problem]
+    else:
+        correct, verdict, detail = judge_answer(parsed.answer, item)
+    parts = {
+        "format": spec.format_ok if parsed.format_ok else spec.format_bad,
+        "answer": spec.correct if correct else spec.incorrect,
+    }
+    return Score(
+        reward=parts["format"] + parts["answer"],
+        parts=parts,
+        format_ok=parsed.format_ok,
+        answer=parsed.answer,
+        correct=correct,
+        verdict=verdict,
+        detail=detail,
+        gold=item.gold_text,
+    )
+
+
+_PROBLEM_DETAIL: dict[str, str] = {
+    "no_answer": "no <answer>...</answer> block",
+    "several_answers": "more than one answer block",
+    "empty_answer": "the answer block is empty",
+    "unparsable": "the answer block is malformed (nested or misordered tags)",
+}
+
+
+def gold_response(item: ToMItem, prefill: str = "") -> str:
+    """A response in the right format carrying the gold answer (the reward invariant's probe)."""
+    body = f"<think>The answer follows from the story.</think><answer>{item.gold_text}</answer>"
+    if prefill and body.startswith(prefill.strip()):
+        return body[len(prefill.strip()) :]
+    return body

@@ -1,0 +1,79 @@
+"""Where an env's items come from: a fixed list (a release, a user's data) or a generator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from tomgym.items import ToMItem
+
+PROCEDURAL_INDEX_LIMIT = 2**31 - 1
+"""Items of a procedural source are numbered 0 .. this limit (exclusive)."""
+
+
+@runtime_checkable
+class ItemSource(Protocol):
+    """Gives item ``index``; ``size`` is None for a procedural (unbounded) source."""
+
+    @property
+    def size(self) -> int | None: ...
+
+    @property
+    def max_prompt_chars(self) -> int:
+        """An upper bound on ``len(story) + len(question)`` of every item (sizes the spaces)."""
+        ...
+
+    def item(self, index: int) -> ToMItem: ...
+
+
+@dataclass(frozen=True)
+class ListSource:
+    """A fixed, already validated sequence of items (a release or a user's dataset)."""
+
+    items: Sequence[ToMItem]
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+    @property
+    def max_prompt_chars(self) -> int:
+        return max((len(it.story) + len(it.question) for it in self.items), default=1)
+
+    def item(self, index: int) -> ToMItem:
+        if not 0 <= index < len(self.items):
+            raise IndexError(f"item index {index} out of range: this env has {len(self.items)} items")
+        return self.items[index]
+
+
+@dataclass(frozen=True)
+class GeneratedSource:
+    """A procedural source: ``make(index)`` is a pure function of the index."""
+
+    make: Callable[[int], ToMItem]
+    bound: int
+
+    @property
+    def size(self) -> None:
+        return None
+
+    @property
+    def max_prompt_chars(self) -> int:
+        return self.bound
+
+    def item(self, index: int) -> ToMItem:
+        if not 0 <= index < PROCEDURAL_INDEX_LIMIT:
+            raise IndexError(f"item index {index} out of range 0..{PROCEDURAL_INDEX_LIMIT - 1}")
+        return self.make(index)
+
+
+def first_items(source: ItemSource, n: int | None = None) -> list[ToMItem]:
+    """The first ``n`` items (all of a finite source when ``n`` is None)."""
+    if source.size is None:
+        if n is None:
+            raise ValueError("a procedural env has no end: pass n= to say how many items you want")
+        count = n
+    else:
+        count = source.size if n is None else min(n, source.size)
+    return [source.item(i) for i in range(count)]

@@ -1,0 +1,41 @@
+"""Text spaces over printable Unicode, with the (costly) character set built once and shared."""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+from gymnasium import spaces
+
+EXTRA_WHITESPACE = "\n\t"
+ACTION_MAX_CHARS = 16_384
+"""What ``action_space.sample()`` draws up to; ``step`` itself accepts a string of any length."""
+
+
+@functools.cache
+def printable_charset() -> frozenset[str]:
+    """Every printable character of the Basic Multilingual Plane, plus newline and tab."""
+    chars = {chr(c) for c in range(0x20, 0x10000) if chr(c).isprintable()}
+    return frozenset(chars | set(EXTRA_WHITESPACE))
+
+
+@functools.cache
+def _prototype() -> spaces.Text:
+    return spaces.Text(max_length=1, min_length=0, charset=printable_charset())
+
+
+def text_space(max_length: int, min_length: int = 0) -> spaces.Text:
+    """A Text space over :func:`printable_charset`; copies share the character tables."""
+    space = copy.copy(_prototype())
+    space.max_length = int(max_length)
+    space.min_length = int(min_length)
+    space._np_random = None  # each copy seeds its own generator
+    return space
+
+
+def to_printable(text: str) -> str:
+    """Replace characters outside the charset (controls, astral-plane symbols) by U+FFFD."""
+    charset = printable_charset()
+    if all(c in charset for c in text):
+        return text
+    return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)
