@@ -59,7 +59,8 @@ class ToMEnv(gym.Env[str, str]):
     - ``reward``: preset name, dict of ``RewardSpec`` fields, or a ``RewardSpec``.
     - ``prompt``: preset name (``default``, ``tomrl``, ``cot``) or a ``PromptPreset``.
     - ``prefill_think``: start the response with ``<think>`` (counted by the format rule).
-    - ``render_mode``: ``None``, ``"ansi"`` or ``"human"``.
+    - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the prompt and, after the
+      step, the response and its verdict).
     - further keyword arguments go to the family's item source (``split``, ``order``, ...).
 
     ``reset(seed=..., options={"index": i})`` serves item ``i``; without an index, a seeded
@@ -72,7 +73,7 @@ class ToMEnv(gym.Env[str, str]):
     - v0: initial release.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
     family: ClassVar[str] = "custom"
 
     def __init__(
@@ -192,16 +193,10 @@ class ToMEnv(gym.Env[str, str]):
             "reward_parts": dict(score.parts),
             "metadata": dict(item.metadata),
         }
-        if self.render_mode == "human":
-            print(self.render_text())
         return "", float(score.reward), True, False, info
 
     def render(self) -> str | None:  # type: ignore[override]
-        if self.render_mode == "ansi":
-            return self.render_text()
-        if self.render_mode == "human":
-            print(self.render_text())
-        return None
+        return self.render_text() if self.render_mode == "ansi" else None
 
     # --- helpers -----------------------------------------------------------------------
     @property

@@ -1,0 +1,115 @@
+"""The verifier: tag parsing, whole-word checks, and tricks that must earn nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tomgym.answers import judge_choice, judge_names, judge_text, judge_yes_no, parse_response, words
+from tomgym.items import ToMItem
+from tomgym.rewards import score_response
+
+CANDIDATES = ("blue_pantry", "red_pantry", "green_box", "blue_crate", "box")
+ITEM = ToMItem(
+    id="t1", story="s", question="Where is the tangerine?", answer="blue_pantry", candidates=CANDIDATES
+)
+
+
+def fmt(answer: str, think: str = "reasoning") -> str:
+    return f"<think>{think}</think><answer>{answer}</answer>"
+
+
+@pytest.mark.parametrize(
+    "answer", ["The tangerine is in the blue_pantry.", "blue pantry", "Blue_Pantry", "in the blue pantry", "BLUE-PANTRY!"]
+)
+def test_gold_spellings_are_right(answer: str) -> None:
+    assert score_response(fmt(answer), ITEM).correct
+
+
+def test_words_normalise_case_punctuation_underscores_and_articles() -> None:
+    assert words("The Blue_Pantry, really!") == ["blue", "pantry", "really"]
+    assert words("ＢＬＵＥ") == ["blue"]  # full-width letters fold to ASCII under NFKC
+
+
+@pytest.mark.parametrize(
+    ("name", "response"),
+    [
+        ("all candidates", fmt(", ".join(CANDIDATES))),
+        ("gold only in think", fmt("red_pantry", think="it is the blue_pantry")),
+        ("two answers", "<think>x</think><answer>blue_pantry</answer><answer>red_pantry</answer>"),
+        ("empty", fmt("  ")),
+        ("nested", "<think>x</think><answer><answer>blue_pantry</answer></answer>"),
+        ("repeated think", "<think>a</think><think>b</think><answer>red_pantry</answer>"),
+        ("inside word", fmt("xblue_pantryx")),
+        ("no tags", "blue_pantry"),
+        ("two candidates", fmt("blue_pantry or red_pantry")),
+        ("confusable", fmt("blue_p\u0430ntry")),  # Cyrillic a
+    ],
+)
+def test_tricks_are_not_correct(name: str, response: str) -> None:
+    assert not score_response(response, ITEM).correct, name
+
+
+def test_longer_candidate_is_not_also_its_suffix() -> None:
+    box_item = ITEM.model_copy(update={"answer": "green_box"})
+    assert judge_choice("green box", "green_box", CANDIDATES).correct
+    assert score_response(fmt("the green box"), box_item).correct
+    assert judge_choice("box", "box", CANDIDATES).correct
+    assert judge_choice("green box and box", "box", CANDIDATES).verdict == "several_candidates"
+
+
+def test_format_rule_counts_prefill() -> None:
+    assert parse_response("reasoning</think><answer>x</answer>", prefill="<think>\n").format_ok
+    assert not parse_response("reasoning</think><answer>x</answer>").format_ok
+    assert not parse_response("<think>a</think>junk<answer>x</answer>").format_ok
+    assert not parse_response("<think>a</think><answer>x</answer><think>b</think>").format_ok
+    assert parse_response("  <think>a</think>\n<answer>x</answer>  ").format_ok
+
+
+def test_verdicts_say_why() -> None:
+    assert score_response("no tags at all", ITEM).verdict == "no_answer"
+    assert score_response(fmt(""), ITEM).verdict == "empty_answer"
+    assert score_response(fmt("red_pantry"), ITEM).verdict == "wrong"
+    assert score_response(fmt("blue_pantry red_pantry"), ITEM).verdict == "several_candidates"
+    assert score_response(fmt("the pantry"), ITEM).verdict == "no_candidate"
+    assert score_response("<think>x</think><answer>a</answer><answer>b</answer>", ITEM).verdict == "several_answers"
+
+
+def test_yes_no_is_judged_on_the_leading_word() -> None:
+    assert judge_yes_no("Yes, she does.", "yes").correct
+    assert judge_yes_no("no", "no:long").correct
+    assert not judge_yes_no("I know", "no").correct
+    assert not judge_yes_no("yesterday", "yes").correct
+    assert judge_yes_no("maybe", "yes").verdict == "unparsable"
+
+
+def test_free_text_needs_whole_gold_phrase_and_no_other_candidate() -> None:
+    assert judge_text("In the wooden desk drawer.", "wooden desk drawer").correct
+    assert not judge_text("drawer", "wooden desk drawer").correct
+    assert not judge_text("wooden desk drawer or the shelf", "wooden desk drawer", ["shelf"]).correct
+    assert judge_text(" ".join(["word"] * 40) + " wooden desk drawer", "wooden desk drawer").verdict == "too_long"
+
+
+def test_name_lists_are_sets() -> None:
+    assert judge_names("Bob, alice and Carol", ["Alice", "Bob", "Carol"]).correct
+    assert not judge_names("Alice, Bob", ["Alice", "Bob", "Carol"]).correct
+    assert not judge_names("Alice, Bob, Carol, Dan", ["Alice", "Bob", "Carol"]).correct
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "<think>" + "a" * 1_000_000 + "</think><answer>blue_pantry</answer>",
+        "<think>x</think><answer>" + "blue " * 200_000 + "</answer>",
+        "<" * 1_000_000,
+        "<answer>" * 100_000,
+        "blue_pantry " * 100_000,
+    ],
+)
+def test_a_megabyte_is_scored_in_linear_time(response: str) -> None:
+    # Not a timing assertion on the machine: a backtracking regex takes minutes here, a
+    # linear pass well under a second; the bound only catches the catastrophic case.
+    start = time.perf_counter()
+    score_response(response, ITEM)
+    assert time.perf_counter() - start < 20

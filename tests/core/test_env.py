@@ -1,0 +1,140 @@
+"""ToMEnv behaviour through gym.make: reset/step contract, info, errors, seeding, vector envs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import tomgym
+from tomgym.env import EpisodeStateError, ToMEnv
+from tomgym.rewards import gold_response
+
+
+def test_the_readme_example() -> None:
+    env = gym.make("ToM-HiToM-O4-v0")
+    prompt, info = env.reset(seed=0)
+    assert "Question: Where does" in prompt and prompt.count(" thinks ") >= 3
+    assert info["order"] == 4 and len(info["candidates"]) == 15
+    assert "gold" not in info and "answer" not in info
+    item = env.unwrapped.current_item
+    _, reward, terminated, truncated, info = env.step(
+        f"<think>...</think><answer>{item.answer}</answer>"
+    )
+    assert (reward, terminated, truncated) == (pytest.approx(1.1), True, False)
+    assert info["correct"] and info["format_ok"] and info["gold"] == item.answer
+    assert info["reward_parts"] == {"format": pytest.approx(0.1), "answer": 1.0}
+
+
+def test_reset_info_and_messages() -> None:
+    env = tomgym.make("ToM-HiToM-O2-v0")
+    prompt, info = env.reset(options={"index": 3})
+    assert info["index"] == 3 and info["env_id"] == "ToM-HiToM-O2-v0" and info["split"] == "train"
+    roles = [m["role"] for m in info["messages"]]
+    assert roles == ["system", "user"]
+    assert all(m["content"] in prompt for m in info["messages"])
+    assert "<think>" in info["messages"][0]["content"]
+
+
+def test_prefill_think_is_counted_by_the_format_rule() -> None:
+    env = tomgym.make("ToM-HiToM-O1-v0", prefill_think=True)
+    prompt, info = env.reset(options={"index": 0})
+    assert prompt.endswith("<think>\n") and info["prefill"] == "<think>\n"
+    item = env.current_item
+    _, reward, *_ = env.step(f"reasoning</think><answer>{item.answer}</answer>")
+    assert reward == pytest.approx(1.1)
+
+
+def test_step_errors_say_what_is_wrong() -> None:
+    env = tomgym.make("ToM-HiToM-O0-v0")
+    with pytest.raises(EpisodeStateError, match="before reset"):
+        env.step("x")
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match="must be the response text"):
+        env.step(42)  # type: ignore[arg-type]
+    env.step("whatever")
+    with pytest.raises(EpisodeStateError, match="has ended"):
+        env.step("again")
+
+
+def test_reset_option_errors() -> None:
+    env = tomgym.make("ToM-HiToM-O0-v0")
+    with pytest.raises(ValueError, match="unknown reset options"):
+        env.reset(options={"idx": 1})
+    with pytest.raises(IndexError):
+        env.reset(options={"index": -1})
+    with pytest.raises(TypeError):
+        env.reset(options={"index": "3"})
+
+
+def test_bad_kwargs_are_named() -> None:
+    with pytest.raises(TypeError, match="colour"):
+        gym.make("ToM-HiToM-O0-v0", colour="red")
+    with pytest.raises(ValueError, match="split"):
+        gym.make("ToM-HiToM-O0-v0", split="dev")
+    with pytest.raises(ValueError, match="unknown reward preset"):
+        gym.make("ToM-HiToM-O0-v0", reward="bonus")
+
+
+def test_seeded_reset_is_deterministic_and_splits_differ() -> None:
+    a = tomgym.make("ToM-HiToM-v0").reset(seed=7)[0]
+    b = tomgym.make("ToM-HiToM-v0").reset(seed=7)[0]
+    assert a == b
+    train = tomgym.load_items("ToM-HiToM-O2-v0", n=20)
+    test = tomgym.load_items("ToM-HiToM-O2-v0", n=20, split="test")
+    assert {i.story for i in train}.isdisjoint({i.story for i in test})
+
+
+def test_item_i_is_the_same_in_a_fresh_process_whatever_came_before() -> None:
+    code = (
+        "import tomgym; env = tomgym.make('ToM-HiToM-v0', split='val');"
+        "env.reset(options={'index': 999}); print(env.reset(options={'index': 12345})[0])"
+    )
+    fresh = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+    ).stdout
+    here = tomgym.make("ToM-HiToM-v0", split="val").reset(options={"index": 12345})[0]
+    assert fresh.rstrip("\n") == here
+
+
+def test_render_ansi() -> None:
+    env = gym.make("ToM-HiToM-O1-v0", render_mode="ansi")
+    env.reset(seed=0)
+    env.step("<think>x</think><answer>nowhere</answer>")
+    text = env.render()
+    assert isinstance(text, str) and "verdict: no_candidate" in text
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_with_same_step_autoreset(mode: str) -> None:
+    envs = gym.make_vec(
+        "ToM-HiToM-O1-v0",
+        num_envs=3,
+        vectorization_mode=mode,
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    try:
+        _, infos = envs.reset(seed=0)
+        for _ in range(3):
+            golds = [
+                f"<think>x</think><answer>{tomgym.load_items('ToM-HiToM-O1-v0', n=1)[0].answer}</answer>"
+            ] * 3
+            _, rewards, terminated, _, infos = envs.step(golds)
+            assert all(terminated)
+            assert len(rewards) == 3
+    finally:
+        envs.close()
+
+
+def test_gold_response_earns_the_max_for_each_preset() -> None:
+    for preset in tomgym.REWARD_PRESETS:
+        env = tomgym.make("ToM-HiToM-O3-v0", reward=preset)
+        env.reset(options={"index": 5})
+        item = env.current_item
+        _, reward, *_ = env.step(gold_response(item))
+        assert reward == pytest.approx(env.reward_spec.max_reward)
+    assert isinstance(env, ToMEnv)

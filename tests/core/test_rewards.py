@@ -1,0 +1,41 @@
+"""Reward presets and specs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tomgym.items import ToMItem
+from tomgym.rewards import REWARD_PRESETS, RewardSpec, resolve_reward, score_response
+
+ITEM = ToMItem(id="r", story="s", question="q", answer="red_box", candidates=("red_box", "blue_box"))
+RIGHT = "<think>x</think><answer>red_box</answer>"
+WRONG = "<think>x</think><answer>blue_box</answer>"
+UNFORMATTED_RIGHT = "<answer>red_box</answer>"
+
+
+@pytest.mark.parametrize(
+    ("preset", "right", "wrong", "unformatted_right"),
+    [("rlvr", 1.1, 0.1, 1.0), ("tomrl", 3.0, -1.0, 1.0), ("accuracy", 1.0, 0.0, 1.0)],
+)
+def test_presets(preset: str, right: float, wrong: float, unformatted_right: float) -> None:
+    assert score_response(RIGHT, ITEM, preset).reward == pytest.approx(right)
+    assert score_response(WRONG, ITEM, preset).reward == pytest.approx(wrong)
+    assert score_response(UNFORMATTED_RIGHT, ITEM, preset).reward == pytest.approx(unformatted_right)
+    assert REWARD_PRESETS[preset].max_reward == pytest.approx(right)
+
+
+def test_parts_add_up() -> None:
+    s = score_response(RIGHT, ITEM, "tomrl")
+    assert s.parts == {"format": 1.0, "answer": 2.0}
+    assert s.reward == sum(s.parts.values())
+
+
+def test_custom_spec_and_bad_input() -> None:
+    spec = resolve_reward({"format_ok": 0.5, "correct": 2.0})
+    assert isinstance(spec, RewardSpec) and spec.max_reward == 2.5
+    with pytest.raises(ValueError, match="unknown reward preset 'nope'"):
+        resolve_reward("nope")
+    with pytest.raises(ValueError):
+        resolve_reward({"format_ok": 0.5, "bogus": 1})
+    with pytest.raises(TypeError):
+        resolve_reward(3)  # type: ignore[arg-type]

@@ -1,0 +1,104 @@
+"""Conformance checks every ToM env must pass: Gymnasium's checker, determinism, reward invariants."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import gymnasium as gym
+from gymnasium.utils.env_checker import check_env
+
+from tomgym.env import ToMEnv
+from tomgym.items import ToMItem
+from tomgym.rewards import gold_response, score_response
+
+MEGABYTE = 1_000_000
+
+
+def adversarial_responses(item: ToMItem) -> dict[str, str]:
+    """Responses that must never be scored correct for ``item``, by the trick they try."""
+    gold = item.gold_text
+    others = [c for c in item.candidates if c != gold] or ["somewhere else"]
+    everything = ", ".join([gold, *others])
+    filler = "the story says many things. "
+    responses = {
+        "all_candidates": f"<think>not sure</think><answer>{everything}</answer>",
+        "gold_only_in_think": f"<think>maybe {gold}</think><answer>{others[0]}</answer>",
+        "gold_in_think_empty_answer": f"<think>{gold}</think><answer></answer>",
+        "two_answers_disagree": f"<think>x</think><answer>{gold}</answer><answer>{others[0]}</answer>",
+        "two_answers_same": f"<think>x</think><answer>{gold}</answer><answer>{gold}</answer>",
+        "empty_answer": "<think>hmm</think><answer>   </answer>",
+        "nested_answer": f"<think>x</think><answer><answer>{gold}</answer></answer>",
+        "think_inside_answer": f"<answer><think>{gold}</think></answer>",
+        "unclosed_answer": f"<think>x</think><answer>{gold}",
+        "reversed_tags": f"<think>x</think></answer>{gold}<answer>",
+        "gold_inside_word": f"<think>x</think><answer>x{gold.replace(' ', '_')}x</answer>",
+        "no_tags": gold,
+        "megabyte_of_candidates": "<think>"
+        + filler * (MEGABYTE // len(filler))
+        + f"</think><answer>{(everything + ' ') * 50}</answer>",
+    }
+    if item.answer_type == "yes_no":
+        flipped = "no" if gold.lower().startswith("yes") else "yes"
+        responses["all_candidates"] = "<think>x</think><answer>maybe</answer>"
+        responses["gold_only_in_think"] = f"<think>{gold}</think><answer>{flipped}</answer>"
+        responses["gold_inside_word"] = "<think>x</think><answer>know, yesterday</answer>"
+    if item.answer_type == "text" and not item.candidates:
+        responses.pop("all_candidates")
+        responses.pop("gold_only_in_think")
+    return responses
+
+
+@dataclass
+class CheckReport:
+    env_id: str
+    problems: list[str] = field(default_factory=list)
+    checked_items: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_tom_env(env_id: str, n_items: int = 5, **env_kwargs: object) -> CheckReport:
+    """Run the conformance checks on one registered env and report every problem found."""
+    report = CheckReport(env_id)
+    env = gym.make(env_id, **env_kwargs)
+    raw = env.unwrapped
+    assert isinstance(raw, ToMEnv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            check_env(raw, skip_render_check=False)
+        except Exception as exc:  # the checker raises AssertionError and others
+            report.problems.append(f"check_env failed: {type(exc).__name__}: {exc}")
+    report.problems += [f"check_env warned: {w.message}" for w in caught]
+
+    first, _ = raw.reset(seed=123)
+    again, _ = raw.reset(seed=123)
+    if first != again:
+        report.problems.append("reset(seed=123) twice gave different prompts")
+
+    size = raw.size
+    indices = range(min(n_items, size)) if size is not None else range(n_items)
+    for index in indices:
+        _, info = raw.reset(options={"index": index})
+        if "gold" in info or "answer" in info:
+            report.problems.append(f"item {index}: reset info leaks the gold answer")
+        item = raw.current_item
+        assert item is not None
+        _, reward, terminated, truncated, step_info = raw.step(gold_response(item, raw.prefill))
+        if not (step_info["correct"] and reward == raw.reward_spec.max_reward):
+            report.problems.append(
+                f"item {item.id}: the gold answer earned {reward} ({step_info['verdict']}), "
+                f"not the maximum {raw.reward_spec.max_reward}"
+            )
+        if not terminated or truncated:
+            report.problems.append(f"item {item.id}: episode did not terminate after one step")
+        for trick, response in adversarial_responses(item).items():
+            score = score_response(response, item, raw.reward_spec, raw.prefill)
+            if score.correct:
+                report.problems.append(f"item {item.id}: trick {trick!r} was scored correct")
+        report.checked_items += 1
+    env.close()
+    return report

@@ -1,0 +1,187 @@
+"""The ``tomgym`` command: list, show and check envs, run the oracle; later issues add more."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import tomgym
+
+    specs = tomgym.list_envs(family=args.family)
+    if args.json:
+        print(json.dumps([s.model_dump(exclude={"kwargs"}) for s in specs], indent=2, default=str))
+        return 0
+    rows = [
+        (
+            s.id,
+            s.family,
+            s.order_label,
+            s.split,
+            "yes" if s.held_out else "no",
+            s.usage,
+            s.size_label,
+        )
+        for s in specs
+    ]
+    print(_table(rows, ("id", "family", "order", "split", "held-out", "usage", "size")))
+    return 0
+
+
+def _env_kwargs(pairs: Sequence[str]) -> dict[str, object]:
+    kwargs: dict[str, object] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SystemExit(f"tomgym: --kwarg takes KEY=VALUE, got {pair!r}")
+        key, raw = pair.split("=", 1)
+        try:
+            kwargs[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            kwargs[key] = raw
+    return kwargs
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import tomgym
+
+    env = tomgym.make(args.env_id, prompt=args.prompt, **_env_kwargs(args.kwarg))
+    options = {"index": args.index} if args.index is not None else None
+    prompt, info = env.reset(seed=args.seed, options=options)
+    item = env.current_item
+    assert item is not None
+    print(prompt)
+    print("\n" + "=" * 72)
+    print(f"env: {args.env_id}  item: {item.id}  index: {info['index']}  order: {item.order}")
+    print(f"question type: {item.question_type}  answer type: {item.answer_type}")
+    if item.candidates:
+        print(f"candidates: {', '.join(item.candidates)}")
+    print(f"gold answer: {item.gold_text}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import tomgym
+    from tomgym.checks import check_tom_env
+
+    ids = args.env_ids or [s.id for s in tomgym.list_envs()]
+    failed = 0
+    for env_id in ids:
+        try:
+            report = check_tom_env(env_id, n_items=args.items)
+        except Exception as exc:  # a missing data file, say: report it and go on
+            print(f"FAIL {env_id}: {type(exc).__name__}: {exc}")
+            failed += 1
+            continue
+        status = "ok  " if report.ok else "FAIL"
+        print(f"{status} {env_id} ({report.checked_items} items)")
+        for problem in report.problems:
+            print(f"     - {problem}")
+        failed += not report.ok
+    print(f"{len(ids) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    import tomgym
+
+    path = Path(args.file)
+    out = Path(args.out) if args.out else path.with_suffix(".disagreements.jsonl")
+    n = agree = 0
+    with path.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as bad:
+        for line_no, line in enumerate(src, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                story, question, gold = record["story"], record["question"], record["answer"]
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise SystemExit(
+                    f"tomgym oracle: {path}:{line_no}: need a JSON object with story, question, "
+                    f"answer ({type(exc).__name__}: {exc})"
+                ) from None
+            n += 1
+            try:
+                ours: str | None = tomgym.solve(story, question, family=args.family, mode=args.mode)
+                error = None
+            except ValueError as exc:
+                ours, error = None, str(exc)
+            if ours is not None and ours == str(gold).strip():
+                agree += 1
+            else:
+                bad.write(
+                    json.dumps(
+                        {"line": line_no, "question": question, "gold": gold, "oracle": ours, "error": error}
+                    )
+                    + "\n"
+                )
+    print(f"n: {n}")
+    print(f"agree: {agree}")
+    print(f"disagreements written to: {out}")
+    rate = agree / n if n else 0.0
+    print(f"agreement: {rate:.4f} ({agree}/{n})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tomgym", description=__doc__)
+    parser.add_argument("--data-dir", help="root of the dataset releases (else $TOMGYM_DATA)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="every registered ToM env ID with its metadata")
+    p.add_argument("--family")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("show", help="the prompt a model sees and the gold answer")
+    p.add_argument("env_id")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--index", type=int, default=None)
+    p.add_argument("--prompt", default="default", help="prompt preset (default, tomrl, cot)")
+    p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE")
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("check", help="conformance checks (all registered IDs by default)")
+    p.add_argument("env_ids", nargs="*")
+    p.add_argument("--items", type=int, default=5, help="items per env to probe")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("oracle", help="agreement of the world-simulator oracle with a JSONL file")
+    p.add_argument("file", help="JSONL lines with story, question, answer")
+    p.add_argument("--family", choices=("hitom", "tomi"), default="hitom")
+    p.add_argument("--mode", choices=("rules", "release"), default="rules")
+    p.add_argument("--out", help="where to write the disagreements (default FILE.disagreements.jsonl)")
+    p.set_defaults(handler=cmd_oracle)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.data_dir:
+        from tomgym.data import set_data_root
+
+        set_data_root(args.data_dir)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except (KeyError, ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"tomgym {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""Hi-ToM generator on the world simulator: deterministic item i for (version, config, seed)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from tomgym.world.render import hitom_question, render_event, render_story
+from tomgym.world.simulator import (
+    WAITING_ROOM,
+    Distractor,
+    Enter,
+    Event,
+    Exit,
+    Move,
+    ObjectIs,
+    PrivateTell,
+    PublicClaim,
+    Stay,
+    simulate,
+)
+from tomgym.world.vocab import Vocab, load_vocab
+
+GENERATOR_VERSION = "hitom-1"
+
+N_AGENTS, N_ROOMS, N_OBJECTS, N_CONTAINERS = 5, 3, 6, 15
+CONTAINERS_PER_ROOM = N_CONTAINERS // N_ROOMS
+# Chapter plans by story length: (number of agents, tells in a Tell story).
+CHAPTER_PLANS: dict[int, tuple[tuple[int, bool], ...]] = {
+    1: ((5, True),),
+    2: ((5, False), (3, True)),
+    3: ((5, True), (3, False), (4, True)),
+}
+# At most one distractor before each real sentence, so at most as many as real sentences.
+MAX_DISTRACTORS_PER_SENTENCE = 1
+ANIMALS = ("cat", "dog", "monkey", "mouse")
+BELONGINGS = ("watch", "gloves", "phone")
+
+
+@dataclass(frozen=True)
+class HiToMConfig:
+    orders: tuple[int, ...] = (0, 1, 2, 3, 4)
+    deception: bool | None = None
+    length: int | None = None
+    noise: float = 0.1
+    vocab: str = "train"
+
+    def __post_init__(self) -> None:
+        if not self.orders or any(o not in range(5) for o in self.orders):
+            raise ValueError(f"orders must be a non-empty subset of 0..4, got {self.orders}")
+        if self.length is not None and self.length not in CHAPTER_PLANS:
+            raise ValueError(f"length must be 1, 2, 3 or None, got {self.length}")
+        if not 0.0 <= self.noise <= 1.0:
+            raise ValueError(f"noise must be in [0, 1], got {self.noise}")
+        load_vocab(self.vocab)  # raises on an unknown name
+
+    def canonical(self) -> str:
+        return (
+            f"orders={','.join(map(str, self.orders))}|deception={self.deception}"
+            f"|length={self.length}|noise={self.noise!r}|vocab={self.vocab}"
+        )
+
+
+@dataclass(frozen=True)
+class HiToMQuestion:
+    story: str
+    question: str
+    answer: str
+    order: int
+    candidates: tuple[str, ...]
+    deception: bool
+    length: int
+    object: str
+    question_agents: tuple[str, ...]
+    events: tuple[Event, ...]
+    uid: str
+
+
+def item_rng(
+    kind: str, version: str, canonical: str, seed: int, index: int
+) -> tuple[random.Random, str]:
+    """A private RNG and a short uid, both pure functions of the arguments."""
+    key = f"{kind}|{version}|{canonical}|seed={seed}|index={index}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return random.Random(int(digest[:32], 16)), f"{kind}-{digest[:12]}"
+
+
+def _tells(
+    rng: random.Random,
+    agents: list[str],
+    others: list[str],
+    room_cs: list[str],
+    obj: str,
+    truth: str,
+) -> list[Event]:
+    """One communication form, as in the release (a1..ak = the chapter's agents in order)."""
+    tc0, tc1 = rng.sample(room_cs, 2)
+    a = [""] + agents  # 1-based
+    k = len(agents)
+    form = rng.randrange(3 if k == 5 else 4)
+    if k == 5:
+        if form == 0:
+            return [PublicClaim(a[3], obj, tc0), PrivateTell(a[5], a[3], obj, tc1)]
+        if form == 1:
+            return [PublicClaim(a[4], obj, tc0), PrivateTell(a[5], a[1], obj, truth)]
+        return [PrivateTell(a[3], a[1], obj, tc0), PrivateTell(a[2], a[4], obj, tc1)]
+    out = rng.choice(others)
+    last = a[k]
+    if form == 0:
+        return [PublicClaim(a[2], obj, tc0), PrivateTell(last, a[k - 1], obj, tc1)]
+    if form == 1:
+        return [PublicClaim(a[3], obj, tc0), PrivateTell(a[1], last, obj, tc1)]
+    if form == 2:
+        return [PublicClaim(a[1], obj, tc0), PrivateTell(last, out, obj, truth)]
+    return [PrivateTell(a[2], a[3], obj, tc0), PrivateTell(last, out, obj, truth)]
+
+
+def _distractor(
+    rng: random.Random, agents: list[str], containers: list[str], objects: list[str]
+) -> Distractor:
+    who = rng.choice(agents)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return Distractor(f"{who} saw a {rng.choice(ANIMALS)}.")
+    if kind == 1:
+        return Distractor(f"{who} lost his {rng.choice(BELONGINGS)}.")
+    if kind == 2:
+        return Distractor(f"{who} likes the {rng.choice(containers)}.")
+    return Distractor(f"{who} dislikes the {rng.choice(objects)}.")
+
+
+def _chapters(
+    rng: random.Random, vocab: Vocab, length: int, deception: bool
+) -> tuple[list[Event], list[str], list[str], list[str], str]:
+    """The real events of a story, its agents, containers and objects, and the asked object."""
+    agents = rng.sample(vocab.names, N_AGENTS)
+    rooms = rng.sample(vocab.rooms, N_ROOMS)
+    objects = rng.sample(vocab.objects, N_OBJECTS)
+    containers = rng.sample(vocab.containers(), N_CONTAINERS)
+    room_cs = [
+        containers[i * CONTAINERS_PER_ROOM : (i + 1) * CONTAINERS_PER_ROOM] for i in range(N_ROOMS)
+    ]
+    where = {objects[2 * i + j]: room_cs[i][j] for i in range(N_ROOMS) for j in range(2)}
+    events: list[Event] = []
+    asked = ""
+    for k, tells in CHAPTER_PLANS[length]:
+        members = rng.sample(agents, k)
+        r = rng.randrange(N_ROOMS)
+        room = rooms[r]
+        obj = rng.choice([objects[2 * r], objects[2 * r + 1]])
+        asked = asked or obj
+        c0 = where[obj]
+        targets = [c for c in room_cs[r] if c != c0]
+        rng.shuffle(targets)
+        events += [Enter(tuple(members), room), ObjectIs(obj, c0, room)]
+        for i, agent in enumerate(members):
+            if rng.random() < 0.5:
+                target = c0 if (k == N_AGENTS and i == k - 1) else targets[i]
+                where[obj] = target
+                events.append(Move(agent, obj, target))
+            else:
+                events.append(Stay(agent, room))
+            events.append(Exit(agent, room))
+        events.append(Enter(tuple(members), WAITING_ROOM))
+        if deception and tells:
+            outsiders = [a for a in agents if a not in members]
+            events += _tells(rng, members, outsiders, room_cs[r], obj, where[obj])
+    return events, agents, containers, objects, asked
+
+
+def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
+    """Item ``index`` of the Hi-ToM stream (GENERATOR_VERSION, config, seed): a pure function."""
+    rng, uid = item_rng("hitom", GENERATOR_VERSION, config.canonical(), seed, index)
+    vocab = load_vocab(config.vocab)
+    deception = config.deception if config.deception is not None else rng.random() < 0.5
+    length = config.length if config.length is not None else rng.choice((1, 2, 3))
+    order = rng.choice(config.orders)
+    real, agents, containers, objects, obj = _chapters(rng, vocab, length, deception)
+    events: list[Event] = []
+    for event in real:
+        if rng.random() < config.noise:
+            events.append(_distractor(rng, agents, containers, objects))
+        events.append(event)
+    asked = rng.sample(agents, N_AGENTS)
+    question_agents = tuple(asked[4 - order : 4])
+    answer = simulate(events).beliefs(question_agents, obj)
+    assert answer is not None
+    return HiToMQuestion(
+        story=render_story(events),
+        question=hitom_question(question_agents, obj),
+        answer=answer,
+        order=order,
+        candidates=tuple(rng.sample(containers, N_CONTAINERS)),
+        deception=deception,
+        length=length,
+        object=obj,
+        question_agents=question_agents,
+        events=tuple(events),
+        uid=uid,
+    )
+
+
+def max_story_chars(config: HiToMConfig) -> int:
+    """An upper bound on len(story) + len(question) over every item of the config."""
+    vocab = load_vocab(config.vocab)
+    name = max(map(len, vocab.names))
+    room = max(map(len, [*vocab.rooms, WAITING_ROOM]))
+    obj = max(map(len, vocab.objects))
+    cont = max(map(len, vocab.containers()))
+    longest = max(
+        (
+            render_event(e)
+            for e in (
+                Enter(tuple(["N" * name] * N_AGENTS), "R" * room),
+                ObjectIs("O" * obj, "C" * cont),
+                Move("N" * name, "O" * obj, "C" * cont),
+                Stay("N" * name, "R" * room),
+                PublicClaim("N" * name, "O" * obj, "C" * cont),
+                PrivateTell("N" * name, "N" * name, "O" * obj, "C" * cont),
+            )
+        ),
+        key=len,
+    )
+    sentence = max(
+        len(longest),
+        name + len(" dislikes the .") + max(obj, cont),
+        name + len(" saw a monkey."),
+        name + len(" lost his gloves."),
+    )
+    real = max(sum(2 * k + 5 for k, _ in CHAPTER_PLANS[n]) for n in CHAPTER_PLANS)
+    lines = real * (1 + MAX_DISTRACTORS_PER_SENTENCE)
+    per_line = len(str(lines)) + 1 + sentence + 1  # "NN " prefix and "\n"
+    question = len(hitom_question(["N" * name] * 4, "O" * obj))
+    return lines * per_line + question
+
+
+__all__ = [
+    "GENERATOR_VERSION",
+    "HiToMConfig",
+    "HiToMQuestion",
+    "generate_hitom",
+    "max_story_chars",
+]

@@ -1,0 +1,226 @@
+"""Event-driven world of agents, rooms, containers and objects with nested beliefs.
+
+Implements the Hi-ToM semantics of /docs/HITOM_RULES.md: observation by co-presence,
+chapters with an exit order, and trust-dependent public claims and private tells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import permutations
+
+WAITING_ROOM = "waiting_room"
+DEFAULT_MAX_ORDER = 4
+
+
+@dataclass(frozen=True)
+class Enter:
+    """Agents enter a room (together, in the listed order)."""
+
+    agents: tuple[str, ...]
+    room: str
+
+
+@dataclass(frozen=True)
+class ObjectIs:
+    """The object is (truly) in the container; `room` defaults to the current chapter's room."""
+
+    obj: str
+    container: str
+    room: str | None = None
+
+
+@dataclass(frozen=True)
+class Move:
+    agent: str
+    obj: str
+    container: str
+
+
+@dataclass(frozen=True)
+class Stay:
+    agent: str
+    room: str
+
+
+@dataclass(frozen=True)
+class Exit:
+    agent: str
+    room: str
+
+
+@dataclass(frozen=True)
+class PublicClaim:
+    speaker: str
+    obj: str
+    container: str
+
+
+@dataclass(frozen=True)
+class PrivateTell:
+    speaker: str
+    listener: str
+    obj: str
+    container: str
+
+
+@dataclass(frozen=True)
+class Distractor:
+    """A sentence that changes no belief."""
+
+    text: str
+
+
+Event = Enter | ObjectIs | Move | Stay | Exit | PublicClaim | PrivateTell | Distractor
+
+
+@lru_cache(maxsize=4096)
+def _tuples(agents: frozenset[str], max_order: int) -> tuple[tuple[str, ...], ...]:
+    """Every ordered tuple of 1..max_order distinct agents of the set."""
+    ordered = sorted(agents)
+    out: list[tuple[str, ...]] = []
+    for m in range(1, min(max_order, len(ordered)) + 1):
+        out.extend(permutations(ordered, m))
+    return tuple(out)
+
+
+@dataclass
+class World:
+    """True state plus beliefs B[x1..xm](obj) for ordered tuples of distinct agents.
+
+    A chapter starts when agents enter a room other than the neutral rooms
+    (``waiting_room``); its participants' exit order decides trust in later claims.
+    """
+
+    max_order: int = DEFAULT_MAX_ORDER
+    neutral_rooms: frozenset[str] = frozenset({WAITING_ROOM})
+    agents: list[str] = field(default_factory=list)
+    location: dict[str, str] = field(default_factory=dict)  # object -> container
+    initial: dict[str, str] = field(default_factory=dict)  # object -> first container
+    container_room: dict[str, str] = field(default_factory=dict)
+    agent_room: dict[str, str | None] = field(default_factory=dict)
+    belief: dict[tuple[tuple[str, ...], str], str] = field(default_factory=dict)
+    chapter_room: str | None = None
+    participants: tuple[str, ...] = ()
+    exit_rank: dict[str, int] = field(default_factory=dict)
+
+    # -- queries ---------------------------------------------------------------
+
+    def beliefs(self, agents: tuple[str, ...], obj: str) -> str | None:
+        """B[agents](obj); the empty tuple gives the true container (None if never seen)."""
+        if not agents:
+            return self.location.get(obj)
+        return self.belief.get((tuple(agents), obj))
+
+    def occupants(self, room: str) -> frozenset[str]:
+        return frozenset(a for a, r in self.agent_room.items() if r == room)
+
+    def objects_in(self, room: str) -> list[str]:
+        return [o for o, c in self.location.items() if self.container_room.get(c) == room]
+
+    def trusts(self, listener: str, speaker: str) -> bool:
+        """Listener trusts speaker if it exited the chapter room earlier, or was not in it."""
+        if listener not in self.participants:
+            return True
+        if speaker not in self.participants:
+            return False
+        big = len(self.participants) + 1
+        return self.exit_rank.get(listener, big) < self.exit_rank.get(speaker, big)
+
+    # -- updates ---------------------------------------------------------------
+
+    def apply_all(self, events: Iterable[Event]) -> World:
+        for event in events:
+            self.apply(event)
+        return self
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, Enter):
+            self._enter(event)
+        elif isinstance(event, ObjectIs):
+            room = event.room or self.chapter_room or ""
+            self.container_room.setdefault(event.container, room)
+            self.initial.setdefault(event.obj, event.container)
+            self.location[event.obj] = event.container
+            self._observe(self.container_room[event.container], [event.obj])
+        elif isinstance(event, Move):
+            self._add_agents([event.agent])
+            room = self.agent_room.get(event.agent) or self.chapter_room or ""
+            self.container_room.setdefault(event.container, room)
+            self.initial.setdefault(event.obj, event.container)
+            self.location[event.obj] = event.container
+            self._observe(room, [event.obj])
+        elif isinstance(event, Exit):
+            self._add_agents([event.agent])
+            self.agent_room[event.agent] = None
+            if event.agent in self.participants and event.agent not in self.exit_rank:
+                self.exit_rank[event.agent] = len(self.exit_rank)
+        elif isinstance(event, Stay):
+            self._add_agents([event.agent])
+        elif isinstance(event, PublicClaim):
+            self._public(event)
+        elif isinstance(event, PrivateTell):
+            self._private(event)
+        # Distractor: no effect.
+
+    def _add_agents(self, agents: Iterable[str]) -> None:
+        for a in agents:
+            if a not in self.agent_room:
+                self.agents.append(a)
+                self.agent_room[a] = None
+
+    def _enter(self, event: Enter) -> None:
+        self._add_agents(event.agents)
+        room = event.room
+        if room not in self.neutral_rooms:
+            if not self.occupants(room):
+                self.chapter_room = room
+                self.participants = ()
+                self.exit_rank = {}
+            if room == self.chapter_room:
+                self.participants += tuple(a for a in event.agents if a not in self.participants)
+        for a in event.agents:
+            self.agent_room[a] = room
+        if room not in self.neutral_rooms:
+            self._observe(room, self.objects_in(room))
+
+    def _observe(self, room: str, objects: list[str]) -> None:
+        """Every nesting of the room's occupants learns the true container of the objects."""
+        present = self.occupants(room)
+        if not present or not objects:
+            return
+        tuples = _tuples(present, self.max_order)
+        for obj in objects:
+            where = self.location[obj]
+            for t in tuples:
+                self.belief[(t, obj)] = where
+
+    def _set(self, agents: tuple[str, ...], obj: str, container: str) -> None:
+        if len(agents) <= self.max_order:
+            self.belief[(agents, obj)] = container
+
+    def _public(self, event: PublicClaim) -> None:
+        s, obj, c = event.speaker, event.obj, event.container
+        self._add_agents([s])
+        for b in list(self.agents):
+            if b == s:
+                continue
+            if self.trusts(b, s):
+                self._set((b,), obj, c)
+                self._set((b, s), obj, c)
+            self._set((s, b), obj, c)
+
+    def _private(self, event: PrivateTell) -> None:
+        s, li, obj, c = event.speaker, event.listener, event.obj, event.container
+        self._add_agents([s, li])
+        if self.trusts(li, s):
+            self._set((li,), obj, c)
+            self._set((li, s), obj, c)
+        self._set((s, li), obj, c)
+
+
+def simulate(events: Iterable[Event], max_order: int = DEFAULT_MAX_ORDER) -> World:
+    """A fresh world with the events applied in order."""
+    return World(max_order=max_order).apply_all(events)
