@@ -7,7 +7,15 @@ import logging
 
 logger = logging.getLogger(__name__)
 
-FAMILY_MODULES = ("hitom",)
+FAMILY_MODULES = (
+    "hitom",
+    "tomi",
+    "hitom_release",
+    "tomi_release",
+    "exploretom",
+    "opentom",
+    "fantom",
+)
 """Modules under ``tomgym.envs`` with a ``register_envs()`` function, in listing order."""
 
 

@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 from typing import Any
 
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import GeneratedSource, ItemSource
+from tomgym.sources import GeneratedSource, ItemSource, split_seed
 from tomgym.world.hitom import GENERATOR_VERSION, HiToMConfig, generate_hitom, max_story_chars
 
-SPLITS = ("train", "val", "test")
 TRAIN_ORDERS = (0, 1, 2, 3)
 """The ToM-RL training distribution (arXiv 2504.01698) mixes orders 0-3; order 4 is held out."""
-
-
-def split_stream(split: str, seed: int) -> int:
-    """The generator seed of a split: disjoint streams for train, val and test."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    digest = hashlib.sha256(f"tomgym-hitom|{split}|{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 @functools.lru_cache(maxsize=4096)
 def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMItem:
     """Item ``index`` of a generated Hi-ToM env: a pure function of its arguments."""
-    q = generate_hitom(config, split_stream(split, seed), index)
+    q = generate_hitom(config, split_seed("hitom", split, seed), index)
     return ToMItem(
         id=f"hitom-gen-{split}-s{seed}-{index}-{q.uid}",
         story=q.story,
@@ -112,7 +102,7 @@ class HiToMEnv(ToMEnv):
     ) -> ItemSource:
         if unknown:
             raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
-        split_stream(split, seed)  # validates the split now rather than at the first reset
+        split_seed("hitom", split, seed)  # validates the split now rather than at the first reset
         if length is not None and length not in (1, 2, 3):
             raise ValueError(f"length must be 1, 2, 3 or None, got {length!r}")
         if not 0.0 <= noise < 1.0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,7 +102,7 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
-def mentioned(tokens: Sequence[str], phrases: dict[str, Iterable[tuple[str, ...]]]) -> set[str]:
+def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, ...]]]) -> set[str]:
     """Which keys have one of their phrases in ``tokens`` as whole consecutive words.
 
     A mention inside a longer mention of another key does not count: with candidates
@@ -130,9 +130,7 @@ def mentioned(tokens: Sequence[str], phrases: dict[str, Iterable[tuple[str, ...]
     for span_id, (start, end, key) in enumerate(spans):
         owners = {covered[i] for i in range(start, end)}
         inside_other = (
-            len(owners) == 1
-            and None not in owners
-            and cover_key[owners.pop()] != key  # type: ignore[index]
+            len(owners) == 1 and None not in owners and cover_key[owners.pop()] != key  # type: ignore[index]
         )
         if inside_other:
             continue
@@ -144,7 +142,9 @@ def mentioned(tokens: Sequence[str], phrases: dict[str, Iterable[tuple[str, ...]
     return found
 
 
-def judge_choice(answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()) -> Judgement:
+def judge_choice(
+    answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()
+) -> Judgement:
     """Correct only if the answer names the gold candidate and no other candidate."""
     tokens = words(answer)
     phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
@@ -159,13 +159,13 @@ def judge_choice(answer: str, gold: str, candidates: Sequence[str], aliases: Seq
     return Judgement(False, "wrong", f"names {named.pop()!r}")
 
 
-def judge_text(answer: str, gold: str, candidates: Sequence[str] = (), aliases: Sequence[str] = ()) -> Judgement:
+def judge_text(
+    answer: str, gold: str, candidates: Sequence[str] = (), aliases: Sequence[str] = ()
+) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate."""
     tokens = words(answer)
     gold_phrases = [p for p in (_phrase(gold), *(_phrase(a) for a in aliases)) if p]
-    others = {
-        c: [_phrase(c)] for c in candidates if _phrase(c) and _phrase(c) not in gold_phrases
-    }
+    others = {c: [_phrase(c)] for c in candidates if _phrase(c) and _phrase(c) not in gold_phrases}
     named = mentioned(tokens, {"__gold__": gold_phrases, **others})
     if "__gold__" not in named:
         return Judgement(False, "wrong", "the gold phrase is not in the answer")

@@ -1,9 +1,10 @@
-"""Conformance checks every ToM env must pass: Gymnasium's checker, determinism, reward invariants."""
+"""Conformance checks every ToM env passes: check_env, determinism, reward invariants."""
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
@@ -18,14 +19,19 @@ MEGABYTE = 1_000_000
 def adversarial_responses(item: ToMItem) -> dict[str, str]:
     """Responses that must never be scored correct for ``item``, by the trick they try."""
     gold = item.gold_text
-    others = [c for c in item.candidates if c != gold] or ["somewhere else"]
-    everything = ", ".join([gold, *others])
+    others = [c for c in item.candidates if c != gold]
+    if item.answer_type == "yes_no":
+        others = ["no" if gold.lower().startswith("yes") else "yes"]
+    decoy = others[0] if others else "somewhere else"
+    # Listing "every candidate" puts another candidate first, so a yes/no answer leads with
+    # the wrong word; with no other candidate the trick has nothing to list.
+    everything = ", ".join([*others, gold])
     filler = "the story says many things. "
     responses = {
         "all_candidates": f"<think>not sure</think><answer>{everything}</answer>",
-        "gold_only_in_think": f"<think>maybe {gold}</think><answer>{others[0]}</answer>",
+        "gold_only_in_think": f"<think>maybe {gold}</think><answer>{decoy}</answer>",
         "gold_in_think_empty_answer": f"<think>{gold}</think><answer></answer>",
-        "two_answers_disagree": f"<think>x</think><answer>{gold}</answer><answer>{others[0]}</answer>",
+        "two_answers_disagree": f"<think>x</think><answer>{gold}</answer><answer>{decoy}</answer>",
         "two_answers_same": f"<think>x</think><answer>{gold}</answer><answer>{gold}</answer>",
         "empty_answer": "<think>hmm</think><answer>   </answer>",
         "nested_answer": f"<think>x</think><answer><answer>{gold}</answer></answer>",
@@ -39,13 +45,10 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         + f"</think><answer>{(everything + ' ') * 50}</answer>",
     }
     if item.answer_type == "yes_no":
-        flipped = "no" if gold.lower().startswith("yes") else "yes"
-        responses["all_candidates"] = "<think>x</think><answer>maybe</answer>"
-        responses["gold_only_in_think"] = f"<think>{gold}</think><answer>{flipped}</answer>"
         responses["gold_inside_word"] = "<think>x</think><answer>know, yesterday</answer>"
-    if item.answer_type == "text" and not item.candidates:
+    if not others:
         responses.pop("all_candidates")
-        responses.pop("gold_only_in_think")
+        responses.pop("megabyte_of_candidates")
     return responses
 
 
@@ -60,7 +63,7 @@ class CheckReport:
         return not self.problems
 
 
-def check_tom_env(env_id: str, n_items: int = 5, **env_kwargs: object) -> CheckReport:
+def check_tom_env(env_id: str, n_items: int = 5, **env_kwargs: Any) -> CheckReport:
     """Run the conformance checks on one registered env and report every problem found."""
     report = CheckReport(env_id)
     env = gym.make(env_id, **env_kwargs)

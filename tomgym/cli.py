@@ -14,7 +14,7 @@ Handler = Callable[[argparse.Namespace], int]
 def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -124,7 +124,13 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             else:
                 bad.write(
                     json.dumps(
-                        {"line": line_no, "question": question, "gold": gold, "oracle": ours, "error": error}
+                        {
+                            "line": line_no,
+                            "question": question,
+                            "gold": gold,
+                            "oracle": ours,
+                            "error": error,
+                        }
                     )
                     + "\n"
                 )
@@ -163,7 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="JSONL lines with story, question, answer")
     p.add_argument("--family", choices=("hitom", "tomi"), default="hitom")
     p.add_argument("--mode", choices=("rules", "release"), default="rules")
-    p.add_argument("--out", help="where to write the disagreements (default FILE.disagreements.jsonl)")
+    p.add_argument(
+        "--out", help="where to write the disagreements (default FILE.disagreements.jsonl)"
+    )
     p.set_defaults(handler=cmd_oracle)
     return parser
 

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import gymnasium as gym
+from gymnasium import spaces
 
 from tomgym.items import ToMItem
-from tomgym.prompts import PREFILL, PromptPreset, render_messages, render_observation, resolve_prompt
+from tomgym.prompts import (
+    PREFILL,
+    PromptPreset,
+    render_messages,
+    render_observation,
+    resolve_prompt,
+)
 from tomgym.registry import get_spec, registered_source
 from tomgym.rewards import RewardSpec, Score, resolve_reward, score_response
 from tomgym.sources import PROCEDURAL_INDEX_LIMIT, ItemSource
@@ -73,7 +80,7 @@ class ToMEnv(gym.Env[str, str]):
     - v0: initial release.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
     family: ClassVar[str] = "custom"
 
     def __init__(
@@ -99,8 +106,10 @@ class ToMEnv(gym.Env[str, str]):
         if self.prompt_family == "custom":
             self.prompt_family = self.family
         self.source: ItemSource = self.build_source(**source_kwargs)
-        self.observation_space = text_space(self._max_observation_chars(), min_length=0)
-        self.action_space = text_space(ACTION_MAX_CHARS, min_length=0)
+        self.observation_space: spaces.Text = text_space(
+            self._max_observation_chars(), min_length=0
+        )
+        self.action_space: spaces.Text = text_space(ACTION_MAX_CHARS, min_length=0)
         self._item: ToMItem | None = None
         self._index: int | None = None
         self._episode_over = False
@@ -132,7 +141,9 @@ class ToMEnv(gym.Env[str, str]):
         options = dict(options or {})
         unknown = set(options) - _RESET_OPTIONS
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; known: {sorted(_RESET_OPTIONS)}")
+            raise ValueError(
+                f"unknown reset options {sorted(unknown)}; known: {sorted(_RESET_OPTIONS)}"
+            )
         limit = self.source.size if self.source.size is not None else PROCEDURAL_INDEX_LIMIT
         index = options.get("index")
         if index is None:
@@ -169,7 +180,9 @@ class ToMEnv(gym.Env[str, str]):
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if not isinstance(action, str):
-            raise TypeError(f"the action must be the response text (str), got {type(action).__name__}")
+            raise TypeError(
+                f"the action must be the response text (str), got {type(action).__name__}"
+            )
         if self._item is None:
             raise EpisodeStateError("step() called before reset(): call reset() first")
         if self._episode_over:
@@ -223,6 +236,10 @@ class ToMEnv(gym.Env[str, str]):
 
     def _max_observation_chars(self) -> int:
         probe = ToMItem(id="probe", story="s", question="q", answer="a", answer_type="text")
-        overhead = len(render_observation(render_messages(probe, self.prompt_preset, self.prompt_family), PREFILL))
+        overhead = len(
+            render_observation(
+                render_messages(probe, self.prompt_preset, self.prompt_family), PREFILL
+            )
+        )
         extra = _CANDIDATE_LIST_ALLOWANCE if self.prompt_preset.list_candidates else 0
         return overhead + self.source.max_prompt_chars + extra

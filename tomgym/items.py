@@ -66,7 +66,8 @@ class ToMItem(BaseModel):
                 raise ValueError("answer_type 'choice' needs candidates")
             if self.answer not in self.candidates:
                 raise ValueError(
-                    f"gold answer {self.answer!r} is not among the candidates {list(self.candidates)}"
+                    f"gold answer {self.answer!r} is not among the candidates "
+                    f"{list(self.candidates)}"
                 )
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError("candidates contain duplicates")
@@ -83,7 +84,9 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     if isinstance(record, ToMItem):
         return record
     if not isinstance(record, Mapping):
-        raise ItemError(f"{where or 'item'}: expected a mapping or ToMItem, got {type(record).__name__}")
+        raise ItemError(
+            f"{where or 'item'}: expected a mapping or ToMItem, got {type(record).__name__}"
+        )
     try:
         return ToMItem.model_validate(dict(record))
     except ValidationError as exc:
@@ -96,7 +99,9 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
 
 
-def validate_items(records: Iterable[ToMItem | Mapping[str, Any]], where: str = "") -> list[ToMItem]:
+def validate_items(
+    records: Iterable[ToMItem | Mapping[str, Any]], where: str = ""
+) -> list[ToMItem]:
     """Validate every record (all or nothing); ids must be unique."""
     items: list[ToMItem] = []
     seen: set[str] = set()

@@ -76,6 +76,7 @@ def register_tom_env(
     held_out_from: Sequence[str] = (),
     usage: Usage = "train",
     size: int | None = None,
+    procedural: bool | None = None,
     answer_type: str | None = None,
     description: str = "",
     kwargs: Mapping[str, Any] | None = None,
@@ -91,6 +92,8 @@ def register_tom_env(
     - ``entry_point``: ``"module:Class"`` of a ToMEnv subclass that builds its own source
       (how the built-in families register without loading anything).
 
+    For an entry point, ``size`` is the item count with the default kwargs; with no size the
+    env counts as procedural unless ``procedural=False`` says the size is just unknown.
     ``kwargs`` are default keyword arguments for the env (``split``, ``reward``, ``prompt``...).
     Returns the spec; raises ValueError for a bad ID or a clash (unless ``overwrite``).
     """
@@ -100,7 +103,7 @@ def register_tom_env(
     if env_id in _SPECS and not overwrite:
         raise ValueError(f"{env_id} is already registered (pass overwrite=True to replace it)")
     _check_id(env_id)
-    procedural = False
+    is_procedural = False
     if items is not None:
         validated = validate_items(items, where=env_id)
         if not validated:
@@ -116,22 +119,26 @@ def register_tom_env(
         entry = ITEMS_ENTRY_POINT
     elif generator is not None:
         if max_prompt_chars is None:
-            raise ValueError(f"{env_id}: a generator needs max_prompt_chars (a bound on prompt size)")
+            raise ValueError(
+                f"{env_id}: a generator needs max_prompt_chars (a bound on prompt size)"
+            )
         gen = generator
 
         def make(index: int) -> ToMItem:
             return validate_item(gen(index), where=f"{env_id} item {index}")
 
         _SOURCES[env_id] = GeneratedSource(make, max_prompt_chars)
-        procedural = True
+        is_procedural = True
         size = None
         entry = ITEMS_ENTRY_POINT
     else:
         assert entry_point is not None
         if ":" not in entry_point:
-            raise ValueError(f"{env_id}: entry_point must look like 'module:Class', got {entry_point!r}")
+            raise ValueError(
+                f"{env_id}: entry_point must look like 'module:Class', got {entry_point!r}"
+            )
         entry = entry_point
-        procedural = size is None
+        is_procedural = size is None if procedural is None else procedural
     spec = ToMEnvSpec(
         id=env_id,
         family=family,
@@ -141,7 +148,7 @@ def register_tom_env(
         held_out_from=tuple(held_out_from),
         usage=usage,
         size=size,
-        procedural=procedural,
+        procedural=is_procedural,
         answer_type=answer_type or "choice",
         description=description,
         entry_point=entry,

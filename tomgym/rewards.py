@@ -27,7 +27,9 @@ class RewardSpec(BaseModel):
     format_ok: float = Field(0.1, description="Added when the tag format holds.")
     format_bad: float = Field(0.0, description="Added when it does not.")
     correct: float = Field(1.0, description="Added for a correct answer.")
-    incorrect: float = Field(0.0, description="Added for anything else (wrong, missing, unparsable).")
+    incorrect: float = Field(
+        0.0, description="Added for anything else (wrong, missing, unparsable)."
+    )
 
     @property
     def max_reward(self) -> float:
@@ -40,7 +42,9 @@ REWARD_PRESETS: dict[str, RewardSpec] = {
     # ToM-RL (arXiv 2504.01698): format +1/-1, answer +2/-2.
     "tomrl": RewardSpec(name="tomrl", format_ok=1.0, format_bad=-1.0, correct=2.0, incorrect=-2.0),
     # Plain accuracy: format ignored (only an answer block is needed).
-    "accuracy": RewardSpec(name="accuracy", format_ok=0.0, format_bad=0.0, correct=1.0, incorrect=0.0),
+    "accuracy": RewardSpec(
+        name="accuracy", format_ok=0.0, format_bad=0.0, correct=1.0, incorrect=0.0
+    ),
 }
 
 
@@ -57,7 +61,9 @@ def resolve_reward(reward: str | Mapping[str, Any] | RewardSpec) -> RewardSpec:
             ) from None
     if isinstance(reward, Mapping):
         return RewardSpec.model_validate(dict(reward))
-    raise TypeError(f"reward must be a preset name, a dict or a RewardSpec, not {type(reward).__name__}")
+    raise TypeError(
+        f"reward must be a preset name, a dict or a RewardSpec, not {type(reward).__name__}"
+    )
 
 
 class Score(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -43,7 +44,9 @@ class ListSource:
 
     def item(self, index: int) -> ToMItem:
         if not 0 <= index < len(self.items):
-            raise IndexError(f"item index {index} out of range: this env has {len(self.items)} items")
+            raise IndexError(
+                f"item index {index} out of range: this env has {len(self.items)} items"
+            )
         return self.items[index]
 
 
@@ -77,3 +80,16 @@ def first_items(source: ItemSource, n: int | None = None) -> list[ToMItem]:
     else:
         count = source.size if n is None else min(n, source.size)
     return [source.item(i) for i in range(count)]
+
+
+GENERATED_SPLITS = ("train", "val", "test")
+
+
+def split_seed(family: str, split: str, seed: int) -> int:
+    """The generator seed of one split of a generated family: train, val and test draw from
+    disjoint seed streams, so no generated story is served in two splits by construction of
+    the seeds (and the generator's per-item hashing)."""
+    if split not in GENERATED_SPLITS:
+        raise ValueError(f"split must be one of {GENERATED_SPLITS}, got {split!r}")
+    digest = hashlib.sha256(f"tomgym-{family}|{split}|{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")

@@ -29,7 +29,7 @@ def text_space(max_length: int, min_length: int = 0) -> spaces.Text:
     space = copy.copy(_prototype())
     space.max_length = int(max_length)
     space.min_length = int(min_length)
-    space._np_random = None  # each copy seeds its own generator
+    space._np_random = None  # type: ignore[assignment]  # each copy seeds its own generator
     return space
 
 

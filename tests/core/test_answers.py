@@ -6,13 +6,24 @@ import time
 
 import pytest
 
-from tomgym.answers import judge_choice, judge_names, judge_text, judge_yes_no, parse_response, words
+from tomgym.answers import (
+    judge_choice,
+    judge_names,
+    judge_text,
+    judge_yes_no,
+    parse_response,
+    words,
+)
 from tomgym.items import ToMItem
 from tomgym.rewards import score_response
 
 CANDIDATES = ("blue_pantry", "red_pantry", "green_box", "blue_crate", "box")
 ITEM = ToMItem(
-    id="t1", story="s", question="Where is the tangerine?", answer="blue_pantry", candidates=CANDIDATES
+    id="t1",
+    story="s",
+    question="Where is the tangerine?",
+    answer="blue_pantry",
+    candidates=CANDIDATES,
 )
 
 
@@ -21,7 +32,14 @@ def fmt(answer: str, think: str = "reasoning") -> str:
 
 
 @pytest.mark.parametrize(
-    "answer", ["The tangerine is in the blue_pantry.", "blue pantry", "Blue_Pantry", "in the blue pantry", "BLUE-PANTRY!"]
+    "answer",
+    [
+        "The tangerine is in the blue_pantry.",
+        "blue pantry",
+        "Blue_Pantry",
+        "in the blue pantry",
+        "BLUE-PANTRY!",
+    ],
 )
 def test_gold_spellings_are_right(answer: str) -> None:
     assert score_response(fmt(answer), ITEM).correct
@@ -73,7 +91,10 @@ def test_verdicts_say_why() -> None:
     assert score_response(fmt("red_pantry"), ITEM).verdict == "wrong"
     assert score_response(fmt("blue_pantry red_pantry"), ITEM).verdict == "several_candidates"
     assert score_response(fmt("the pantry"), ITEM).verdict == "no_candidate"
-    assert score_response("<think>x</think><answer>a</answer><answer>b</answer>", ITEM).verdict == "several_answers"
+    assert (
+        score_response("<think>x</think><answer>a</answer><answer>b</answer>", ITEM).verdict
+        == "several_answers"
+    )
 
 
 def test_yes_no_is_judged_on_the_leading_word() -> None:
@@ -87,8 +108,13 @@ def test_yes_no_is_judged_on_the_leading_word() -> None:
 def test_free_text_needs_whole_gold_phrase_and_no_other_candidate() -> None:
     assert judge_text("In the wooden desk drawer.", "wooden desk drawer").correct
     assert not judge_text("drawer", "wooden desk drawer").correct
-    assert not judge_text("wooden desk drawer or the shelf", "wooden desk drawer", ["shelf"]).correct
-    assert judge_text(" ".join(["word"] * 40) + " wooden desk drawer", "wooden desk drawer").verdict == "too_long"
+    assert not judge_text(
+        "wooden desk drawer or the shelf", "wooden desk drawer", ["shelf"]
+    ).correct
+    assert (
+        judge_text(" ".join(["word"] * 40) + " wooden desk drawer", "wooden desk drawer").verdict
+        == "too_long"
+    )
 
 
 def test_name_lists_are_sets() -> None:

@@ -94,7 +94,10 @@ def test_item_i_is_the_same_in_a_fresh_process_whatever_came_before() -> None:
         "env.reset(options={'index': 999}); print(env.reset(options={'index': 12345})[0])"
     )
     fresh = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "123", "PATH": ""},
     ).stdout
     here = tomgym.make("ToM-HiToM-v0", split="val").reset(options={"index": 12345})[0]
@@ -120,12 +123,12 @@ def test_make_vec_with_same_step_autoreset(mode: str) -> None:
     try:
         _, infos = envs.reset(seed=0)
         for _ in range(3):
-            golds = [
-                f"<think>x</think><answer>{tomgym.load_items('ToM-HiToM-O1-v0', n=1)[0].answer}</answer>"
-            ] * 3
-            _, rewards, terminated, _, infos = envs.step(golds)
-            assert all(terminated)
-            assert len(rewards) == 3
+            answers = ["<think>x</think><answer>nowhere</answer>"] * 3
+            _, rewards, terminated, _, infos = envs.step(answers)
+            assert all(terminated) and len(rewards) == 3
+            assert list(infos["final_info"]["verdict"]) == ["no_candidate"] * 3
+            assert "messages" in infos  # the next episodes are already reset
+            assert list(rewards) == [pytest.approx(0.1)] * 3
     finally:
         envs.close()
 

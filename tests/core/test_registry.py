@@ -10,8 +10,14 @@ from tomgym.items import ItemError
 from tomgym.registry import UnknownEnvError, get_spec
 
 ITEMS = [
-    {"id": f"q{i}", "story": f"Ann put the ball in box{i}.", "question": "Where is the ball?",
-     "answer": f"box{i}", "candidates": [f"box{i}", "basket"], "order": 0}
+    {
+        "id": f"q{i}",
+        "story": f"Ann put the ball in box{i}.",
+        "question": "Where is the ball?",
+        "answer": f"box{i}",
+        "candidates": [f"box{i}", "basket"],
+        "order": 0,
+    }
     for i in range(3)
 ]
 

@@ -7,7 +7,9 @@ import pytest
 from tomgym.items import ToMItem
 from tomgym.rewards import REWARD_PRESETS, RewardSpec, resolve_reward, score_response
 
-ITEM = ToMItem(id="r", story="s", question="q", answer="red_box", candidates=("red_box", "blue_box"))
+ITEM = ToMItem(
+    id="r", story="s", question="q", answer="red_box", candidates=("red_box", "blue_box")
+)
 RIGHT = "<think>x</think><answer>red_box</answer>"
 WRONG = "<think>x</think><answer>blue_box</answer>"
 UNFORMATTED_RIGHT = "<answer>red_box</answer>"
@@ -20,7 +22,9 @@ UNFORMATTED_RIGHT = "<answer>red_box</answer>"
 def test_presets(preset: str, right: float, wrong: float, unformatted_right: float) -> None:
     assert score_response(RIGHT, ITEM, preset).reward == pytest.approx(right)
     assert score_response(WRONG, ITEM, preset).reward == pytest.approx(wrong)
-    assert score_response(UNFORMATTED_RIGHT, ITEM, preset).reward == pytest.approx(unformatted_right)
+    assert score_response(UNFORMATTED_RIGHT, ITEM, preset).reward == pytest.approx(
+        unformatted_right
+    )
     assert REWARD_PRESETS[preset].max_reward == pytest.approx(right)
 
 

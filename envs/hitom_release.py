@@ -1,0 +1,258 @@
+"""Hi-ToM (He et al. 2023) as released: the JSON file or the text-file tree, either copy."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from tomgym.data import release_items, require_file
+from tomgym.env import ToMEnv
+from tomgym.items import ToMItem
+from tomgym.registry import register_tom_env
+from tomgym.sources import ItemSource, ListSource
+
+Copy = Literal["cot", "mc"]
+JSON_FILE = "hitom/Hi-ToM_data.json"
+TREE_DIR = "hitom/Hi-ToM_data"
+ORDERS = (0, 1, 2, 3, 4)
+PER_COPY = 600
+ENV_ID = "ToM-HiToM-Original-v0"
+
+_PROMPTING = {"cot": "CoTP", "mc": "VP"}
+_TREE_COPY = {"cot": "CoT", "mc": "MC"}
+_STORY_LINE = re.compile(r"^\d+ \S")
+_CHOICE = re.compile(r"([A-O])\. ([^,]+)")
+_TREE_PATH = re.compile(r"(Tell|No_Tell)/(MC|CoT)/length_(\d+)/sample_(\d+)/order_(\d+)\.txt$")
+_CACHE: dict[tuple[str, str, str], tuple[ToMItem, ...]] = {}
+
+
+def story_lines(text: str) -> str:
+    """The numbered story sentences only: no instruction header, no stray ``***``."""
+    return "\n".join(line.strip() for line in text.splitlines() if _STORY_LINE.match(line.strip()))
+
+
+def parse_choices(choices: str) -> tuple[str, ...]:
+    """``"A. x, B. y, ..."`` -> ``("x", "y", ...)``; Hi-ToM always lists 15 containers."""
+    found = tuple(name.strip() for _, name in _CHOICE.findall(choices))
+    if len(found) != 15:
+        raise ValueError(f"expected 15 choices A-O, found {len(found)} in {choices[:80]!r}")
+    return found
+
+
+def _item(
+    copy: Copy,
+    deception: bool,
+    length: int,
+    sample: int,
+    order: int,
+    story: str,
+    question: str,
+    answer: str,
+    choices: str,
+) -> dict[str, Any]:
+    tell = "tell" if deception else "no_tell"
+    if order not in ORDERS:
+        raise ValueError(f"question order {order} is not 0-4")
+    return {
+        "id": f"hitom-{copy}-{tell}-l{length}-s{sample}-o{order}",
+        "story": story_lines(story),
+        "question": question.strip(),
+        "answer": answer.strip(),
+        "candidates": parse_choices(choices),
+        "answer_type": "choice",
+        "order": order,
+        "question_type": "reality" if order == 0 else "belief",
+        "source": "hitom",
+        "metadata": {
+            "deception": deception,
+            "story_length": length,
+            "sample_id": sample,
+            "prompting_type": _PROMPTING[copy],
+        },
+    }
+
+
+def _from_json_record(copy: Copy, rec: Mapping[str, Any]) -> dict[str, Any]:
+    # The JSON's sample_id runs over the whole file; the tree's sample_<k> is its k.
+    return _item(
+        copy,
+        bool(rec["deception"]),
+        int(rec["story_length"]),
+        int(rec["sample_id"]) % 20 + 1,
+        int(rec["question_order"]),
+        rec["story"],
+        rec["question"],
+        rec["answer"],
+        rec["choices"],
+    )
+
+
+def load_hitom_json(path: Path, copy: Copy = "cot") -> list[ToMItem]:
+    """The 600 items of one copy from ``Hi-ToM_data.json`` (CoT: ``CoTP`` records, MC: ``VP``)."""
+    _check_copy(copy)
+    records = json.loads(path.read_text(encoding="utf-8"))["data"]
+
+    def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
+        for number, rec in enumerate(records):
+            if rec.get("prompting_type") == _PROMPTING[copy]:
+                yield str(number), functools.partial(_from_json_record, copy, rec)
+
+    return release_items(path, numbered())
+
+
+def _from_text_file(copy: Copy, path: Path) -> dict[str, Any]:
+    match = _TREE_PATH.search(path.as_posix())
+    if match is None:
+        raise ValueError("not a <Tell|No_Tell>/<MC|CoT>/length_n/sample_k/order_o.txt path")
+    tell, _, length, sample, order = match.groups()
+    text = path.read_text(encoding="utf-8")
+    story, rest = text.split("\nQuestion:", 1)
+    fields = dict(line.split(": ", 1) for line in ("Question:" + rest).splitlines() if ": " in line)
+    return _item(
+        copy,
+        tell == "Tell",
+        int(length),
+        int(sample),
+        int(order),
+        story.split("Story:", 1)[-1],
+        fields["Question"],
+        fields["Answer"],
+        fields["Choices"],
+    )
+
+
+def load_hitom_tree(root: Path, copy: Copy = "cot") -> list[ToMItem]:
+    """The 600 items of one copy from the ``Hi-ToM_data/`` text files (same items as the JSON)."""
+    _check_copy(copy)
+    files = [
+        p
+        for tell in ("No_Tell", "Tell")
+        for p in (root / tell / _TREE_COPY[copy]).rglob("order_*.txt")
+    ]
+
+    def key(p: Path) -> tuple[int, ...]:
+        m = _TREE_PATH.search(p.as_posix())
+        return (0, 0, 0, 0) if m is None else (m[1] == "Tell", int(m[3]), int(m[5]), int(m[4]))
+
+    files.sort(key=key)
+    return release_items(
+        root,
+        ((str(p.relative_to(root)), functools.partial(_from_text_file, copy, p)) for p in files),
+    )
+
+
+def _check_copy(copy: str) -> None:
+    if copy not in _PROMPTING:
+        raise ValueError(f"copy must be 'cot' (labels of record) or 'mc' (stale), not {copy!r}")
+
+
+def hitom_items(
+    copy: Copy = "cot", order: int | None = None, env_id: str = ENV_ID
+) -> tuple[ToMItem, ...]:
+    """The release's items of one copy (optionally one order), loaded once per process."""
+    _check_copy(copy)
+    path = require_file(env_id, "hitom", JSON_FILE)
+    key = (str(path), copy, "")
+    if key not in _CACHE:
+        _CACHE[key] = tuple(load_hitom_json(path, copy))
+    items = _CACHE[key]
+    if order is None:
+        return items
+    if order not in ORDERS:
+        raise ValueError(f"Hi-ToM orders are 0-4, got {order}")
+    return tuple(it for it in items if it.order == order)
+
+
+def reject_unknown(cls: type, unused: Mapping[str, Any], accepted: str) -> None:
+    """Raise a TypeError naming arguments that ``cls`` does not take."""
+    if unused:
+        raise TypeError(
+            f"{cls.__name__} got unknown argument(s): {', '.join(sorted(unused))} "
+            f"(it takes {accepted})"
+        )
+
+
+class HiToMReleaseEnv(ToMEnv):
+    """Hi-ToM's released questions: where does A think B thinks ... the object is?
+
+    ## Description
+    The 1,200-record Hi-ToM release (He et al. 2023, Apache-2.0) is two copies of the same
+    600 (story, question) pairs: 120 stories (2 tell settings x 3 lengths x 20 samples) with
+    one question per order 0-4. The CoT copy is the labels of record; the MC copy's labels
+    for orders 2-4 are stale (its order-4 answer is always the object's initial container, from
+    before a fix in the reference generator), so it agrees with the stated rules on only
+    450/600 answers against 583/600 for the CoT copy. Stories are the numbered sentences only:
+    the MC copy's instruction header and three stray ``***`` lines are dropped.
+
+    ## Observation
+    The story and the question (with the 15 candidate containers), as text.
+
+    ## Action
+    Free text naming one container.
+
+    ## Rewards
+    Per the env's reward scheme; the answer must name the gold container and no other.
+
+    ## Episode End
+    After one answer.
+
+    ## Arguments
+    - ``copy``: ``"cot"`` (default, labels of record) or ``"mc"`` (stale labels, for comparison).
+    - ``order``: 0-4 to keep one order, None for all.
+    - ``split``: only ``"all"`` (the release has no splits; 120 stories are too few to split).
+
+    ## Registered Configurations
+    ``ToM-HiToM-Original-v0`` (600), ``ToM-HiToM-Original-O0-v0`` .. ``-O4-v0`` (120 each),
+    ``ToM-HiToM-Original-MC-v0`` (600, stale labels).
+
+    ## Version History
+    - v0: initial release.
+    """
+
+    family = "hitom"
+
+    def build_source(
+        self, *, copy: Copy = "cot", order: int | None = None, split: str = "all", **unused: Any
+    ) -> ItemSource:
+        reject_unknown(type(self), unused, "copy, order, split")
+        if split != "all":
+            raise ValueError(f"Hi-ToM has no splits: use split='all', not {split!r}")
+        return ListSource(hitom_items(copy, order))
+
+
+def register_envs() -> None:
+    """Register the Hi-ToM release envs (reads no data)."""
+    entry = "tomgym.envs.hitom_release:HiToMReleaseEnv"
+    common: dict[str, Any] = {"family": "hitom", "answer_type": "choice", "entry_point": entry}
+    register_tom_env(
+        ENV_ID,
+        orders=ORDERS,
+        size=PER_COPY,
+        kwargs={"copy": "cot", "order": None},
+        description="Hi-ToM release, CoT copy (labels of record), orders 0-4",
+        overwrite=True,
+        **common,
+    )
+    for order in ORDERS:
+        register_tom_env(
+            f"ToM-HiToM-Original-O{order}-v0",
+            orders=(order,),
+            size=PER_COPY // 5,
+            kwargs={"copy": "cot", "order": order},
+            description=f"Hi-ToM release, CoT copy, order {order} only",
+            overwrite=True,
+            **common,
+        )
+    register_tom_env(
+        "ToM-HiToM-Original-MC-v0",
+        orders=ORDERS,
+        size=PER_COPY,
+        kwargs={"copy": "mc", "order": None},
+        description="Hi-ToM release, MC copy: orders 2-4 labels are stale (predate a fix)",
+        overwrite=True,
+        **common,
+    )

@@ -1,0 +1,227 @@
+"""OpenToM (Xu et al. 2024): the per-genre question files joined with the story narratives."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tomgym.data import release_items, require_file
+from tomgym.env import ToMEnv
+from tomgym.items import ItemError, ToMItem
+from tomgym.registry import register_tom_env
+from tomgym.sources import ItemSource, ListSource
+
+from .hitom_release import reject_unknown
+
+ENV_ID = "ToM-OpenToM-v0"
+GENRE_FILES: dict[str, tuple[str, ...]] = {
+    "coarse": ("location_cg_fo.json", "location_cg_so.json"),
+    "fine": ("location_fg_fo_new.json", "location_fg_so_new.json"),
+    "multihop": ("multihop_fo.json", "multihop_so.json"),
+    "attitude": ("attitude.json",),
+}
+GENRE_SIZES: dict[str, int] = {"coarse": 2384, "fine": 3576, "multihop": 7152, "attitude": 596}
+TOTAL = 13708
+STORIES = 596
+ATTITUDES = ("positive", "negative", "neutral")
+_CACHE: dict[tuple[str, bool], tuple[ToMItem, ...]] = {}
+
+
+def multihop_candidates(question: str, answer: str) -> tuple[str, ...]:
+    """``more/less/equally`` + ``full`` or ``accessible``, chosen from the question's wording."""
+    q = question.lower()
+    if "fullness" in q or "full" in q.split():
+        scale = "full"
+    elif "accessib" in q:
+        scale = "accessible"
+    else:
+        scale = answer.split()[-1]
+    return tuple(f"{d} {scale}" for d in ("more", "less", "equally"))
+
+
+def _order(file: str) -> int:
+    # Attitude asks for a character's own attitude towards another's action: first order.
+    return 2 if file.endswith(("_so.json", "_so_new.json")) else 1
+
+
+def _question(
+    genre: str,
+    file: str,
+    story_id: str,
+    k: int,
+    q: dict[str, Any],
+    meta: dict[str, Any],
+    story: str,
+) -> dict[str, Any]:
+    question, answer = q["question"].strip(), str(q["answer"]).strip()
+    fields: dict[str, Any]
+    if genre == "coarse":
+        fields = {"answer": answer.lower(), "answer_type": "yes_no"}
+    elif genre == "fine":
+        info = meta["plot_info"]
+        info = ast.literal_eval(info) if isinstance(info, str) else info
+        places = {str(info["original_place"]).strip(), str(info["move_to_place"]).strip(), answer}
+        fields = {"answer": answer, "answer_type": "text", "candidates": tuple(sorted(places))}
+    elif genre == "multihop":
+        fields = {
+            "answer": answer.lower(),
+            "answer_type": "choice",
+            "candidates": multihop_candidates(question, answer.lower()),
+        }
+    else:
+        fields = {"answer": answer.lower(), "answer_type": "choice", "candidates": ATTITUDES}
+    return {
+        "id": f"opentom-{file.removesuffix('.json')}-{story_id}-{k}",
+        "story": story,
+        "question": question,
+        "order": _order(file),
+        "question_type": genre if genre != "coarse" else "coarse_location",
+        "source": "opentom",
+        **fields,
+        "metadata": {"story_id": story_id, "genre": genre, "file": file, "type": q.get("type")},
+    }
+
+
+def load_opentom(
+    directory: Path, genres: tuple[str, ...] = tuple(GENRE_FILES), *, long: bool = False
+) -> list[ToMItem]:
+    """Questions of ``genres`` with their stories (``long``: the 100 long narratives only)."""
+    meta_file = directory / ("meta_data_long.json" if long else "meta_data.json")
+    meta: dict[str, dict[str, Any]] = json.loads(meta_file.read_text(encoding="utf-8"))
+    text_field = "long_narrative" if long else "narrative"
+    items: list[ToMItem] = []
+    for genre in genres:
+        if genre not in GENRE_FILES:
+            raise ValueError(f"unknown OpenToM genre {genre!r}; known: {', '.join(GENRE_FILES)}")
+        for file in GENRE_FILES[genre]:
+            path = directory / file
+            data: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+
+            def numbered(
+                file: str = file, genre: str = genre, data: dict[str, list[dict[str, Any]]] = data
+            ) -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
+                number = 0
+                for story_id, questions in data.items():
+                    if story_id not in meta:
+                        if long:
+                            number += len(questions)
+                            continue
+                        raise ItemError(
+                            f"{directory / file} story {story_id}: not in {meta_file.name}"
+                        )
+                    for k, q in enumerate(questions):
+                        story = meta[story_id].get(text_field, "")
+                        yield (
+                            f"{number} (story {story_id}, question {k})",
+                            functools.partial(
+                                _question, genre, file, story_id, k, q, meta[story_id], story
+                            ),
+                        )
+                        number += 1
+
+            items.extend(release_items(path, numbered()))
+    return items
+
+
+def opentom_items(
+    genre: str | None = None, long: bool = False, env_id: str = ENV_ID
+) -> tuple[ToMItem, ...]:
+    """All genres (or one), cached per process; checks every file is there first."""
+    genres = tuple(GENRE_FILES) if genre is None else (genre,)
+    for g in genres:
+        if g not in GENRE_FILES:
+            raise ValueError(f"unknown OpenToM genre {g!r}; known: {', '.join(GENRE_FILES)}")
+        for file in GENRE_FILES[g]:
+            require_file(env_id, "opentom", f"opentom/{file}")
+    meta_name = "meta_data_long.json" if long else "meta_data.json"
+    meta = require_file(env_id, "opentom", f"opentom/{meta_name}")
+    key = (str(meta.parent), long)
+    if key not in _CACHE:
+        _CACHE[key] = tuple(load_opentom(meta.parent, long=long))
+    return tuple(it for it in _CACHE[key] if genre is None or it.metadata["genre"] == genre)
+
+
+class OpenToMEnv(ToMEnv):
+    """OpenToM's questions about characters' beliefs, feelings and a moved object.
+
+    ## Description
+    OpenToM (Xu et al. 2024, CC-BY-NC-4.0): 13,708 questions over 596 narratives (23 per
+    story). The authors ask that it be used for evaluation only, never for training: every
+    ID is registered ``usage="eval-only"`` and held out. Genres: coarse location (yes/no, first
+    order 849 No / 343 Yes), fine location (free text, e.g. "a donation bin"), multihop
+    (more/less/equally full or accessible) and attitude (positive/negative/neutral). Order: 1
+    for ``*_fo`` files and attitude (a character's own attitude), 2 for ``*_so``. The authors
+    recommend macro-F1 because labels are unbalanced.
+
+    ## Observation
+    The narrative (or the long narrative) and the question, as text.
+
+    ## Action
+    Free text: yes/no, a place, or one of the genre's labels.
+
+    ## Rewards
+    Per the env's reward scheme; yes/no on the leading word, labels as a closed choice.
+
+    ## Episode End
+    After one answer.
+
+    ## Arguments
+    - ``genre``: None (all), ``"coarse"``, ``"fine"``, ``"multihop"`` or ``"attitude"``.
+    - ``long``: use ``meta_data_long.json``'s 100 long narratives (2,300 questions).
+
+    ## Registered Configurations
+    ``ToM-OpenToM-v0`` (13,708), ``-CoarseLoc-v0`` (2,384), ``-FineLoc-v0`` (3,576),
+    ``-Multihop-v0`` (7,152), ``-Attitude-v0`` (596). All eval-only.
+
+    ## Version History
+    - v0: initial release.
+    """
+
+    family = "opentom"
+
+    def build_source(
+        self, *, genre: str | None = None, long: bool = False, **unused: Any
+    ) -> ItemSource:
+        reject_unknown(type(self), unused, "genre, long")
+        return ListSource(opentom_items(genre, long, self.tom_id or ENV_ID))
+
+
+def register_envs() -> None:
+    """Register the OpenToM envs, all evaluation-only (reads no data)."""
+    common: dict[str, Any] = {
+        "entry_point": "tomgym.envs.opentom:OpenToMEnv",
+        "family": "opentom",
+        "usage": "eval-only",
+        "held_out": True,
+        "overwrite": True,
+    }
+    register_tom_env(
+        ENV_ID,
+        orders=(1, 2),
+        size=TOTAL,
+        answer_type="mixed",
+        kwargs={"genre": None},
+        description="OpenToM, all genres (evaluation only, by the authors' terms)",
+        **common,
+    )
+    names = {
+        "coarse": "CoarseLoc",
+        "fine": "FineLoc",
+        "multihop": "Multihop",
+        "attitude": "Attitude",
+    }
+    kinds = {"coarse": "yes_no", "fine": "text", "multihop": "choice", "attitude": "choice"}
+    for genre, name in names.items():
+        register_tom_env(
+            f"ToM-OpenToM-{name}-v0",
+            orders=(1,) if genre == "attitude" else (1, 2),
+            size=GENRE_SIZES[genre],
+            answer_type=kinds[genre],
+            kwargs={"genre": genre},
+            description=f"OpenToM, {genre} questions (evaluation only)",
+            **common,
+        )

@@ -1,0 +1,205 @@
+"""ToMi (Le et al. 2019) as released: bAbI ``.txt`` questions joined with their ``.trace`` lines."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from tomgym.data import release_items, require_file
+from tomgym.env import ToMEnv
+from tomgym.items import ItemError, ToMItem
+from tomgym.registry import register_tom_env
+from tomgym.sources import ItemSource, ListSource
+
+from .hitom_release import reject_unknown
+
+Version = Literal["clever_hans", "original"]
+ENV_ID = "ToM-ToMi-Original-v0"
+SPLIT_SIZE = 5994
+FILES: dict[str, str] = {
+    "clever_hans": "tomi/clever_hans/{split}",
+    "original": "tomi/fb/fb_all_{split}",
+}
+QUESTION_ORDER = {"memory": 0, "reality": 0, "first_order": 1, "second_order": 2}
+_CONTAINER = re.compile(r"(?:^(?:\d+ )?The \S+ (?:is|are) in|\bmoved the \S+ to) the (\w+)\.?$")
+_CACHE: dict[tuple[str, str], tuple[ToMItem, ...]] = {}
+
+
+def parse_question_type(text: str) -> tuple[str, bool | None]:
+    """``"first_order_1_tom"`` -> ``("first_order", True)``; memory/reality have no tom flag."""
+    if text in ("memory", "reality"):
+        return text, None
+    m = re.fullmatch(r"(first_order|second_order)_[01]_(tom|no_tom)", text)
+    if m is None:
+        raise ValueError(f"unknown ToMi question type {text!r}")
+    return m[1], m[2] == "tom"
+
+
+def story_containers(lines: list[str]) -> tuple[str, ...]:
+    """The containers the story names (``The o is in the X`` / ``moved the o to the X``).
+
+    Agents' rooms (``Ann is in the hall``) are not containers.
+    """
+    found: list[str] = []
+    for line in lines:
+        m = _CONTAINER.search(line)
+        if m and m[1] not in found:
+            found.append(m[1])
+    return tuple(found)
+
+
+def _questions(txt: Path) -> Iterator[tuple[int, list[str], str, str]]:
+    """Yields (line number, story lines, question, answer) per question line."""
+    story: list[str] = []
+    last = 0
+    for lineno, raw in enumerate(txt.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            story, last = [], 0
+            continue
+        num_text, _, rest = raw.partition(" ")
+        if not num_text.isdigit():
+            raise ItemError(f"{txt} line {lineno}: no line number at the start: {raw[:60]!r}")
+        if int(num_text) <= last:
+            story = []
+        last = int(num_text)
+        if "\t" in rest:
+            parts = rest.split("\t")
+            if len(parts) < 2:
+                raise ItemError(f"{txt} line {lineno}: a question line needs question<TAB>answer")
+            yield lineno, list(story), parts[0].strip(), parts[1].strip()
+        else:
+            story.append(raw.strip())
+
+
+def load_tomi(
+    txt: Path, trace: Path, *, version: str = "clever_hans", split: str = "train"
+) -> list[ToMItem]:
+    """One split of the release: every question with its type, order and story type."""
+    questions = list(_questions(txt))
+    traces = [t for t in trace.read_text(encoding="utf-8").splitlines() if t.strip()]
+    if len(traces) != len(questions):
+        raise ItemError(
+            f"{trace}: {len(traces)} trace lines for {len(questions)} questions in {txt}"
+        )
+    story_ids: dict[str, int] = {}
+
+    def make(number: int) -> dict[str, Any]:
+        lineno, lines, question, answer = questions[number]
+        fields = traces[number].split(",")
+        if len(fields) < 3:
+            raise ValueError(f"trace line {number + 1} has fewer than 3 fields")
+        qtype, tom = parse_question_type(fields[-2])
+        story_type = fields[-1]
+        if story_type not in ("true_belief", "false_belief", "second_order_false_belief"):
+            raise ValueError(f"unknown story type {story_type!r} on trace line {number + 1}")
+        story = "\n".join(lines)
+        story_id = story_ids.setdefault(story, len(story_ids))
+        return {
+            "id": f"tomi-{version}-{split}-{number}",
+            "story": story,
+            "question": question,
+            "answer": answer,
+            "candidates": story_containers(lines),
+            "answer_type": "choice",
+            "order": QUESTION_ORDER[qtype],
+            "question_type": qtype,
+            "source": "tomi",
+            "split": split if split in ("train", "val", "test") else "all",
+            "metadata": {
+                "tom": tom,
+                "story_type": story_type,
+                "story_id": story_id,
+                "trace": fields[:-2],
+                "version": version,
+                "line": lineno,
+            },
+        }
+
+    def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
+        for n, q in enumerate(questions):
+            yield f"{n} (line {q[0]})", functools.partial(make, n)
+
+    return release_items(txt, numbered())
+
+
+def tomi_items(
+    version: str = "clever_hans", split: str = "train", env_id: str = ENV_ID
+) -> tuple[ToMItem, ...]:
+    """A split of one version, loaded once per process."""
+    if version not in FILES:
+        raise ValueError(f"ToMi version must be one of {sorted(FILES)}, got {version!r}")
+    if split not in ("train", "val"):
+        raise ValueError(
+            f"ToMi split must be 'train' or 'val', got {split!r} (the test split is not shipped)"
+        )
+    stem = FILES[version].format(split=split)
+    txt = require_file(env_id, "tomi", stem + ".txt")
+    trace = require_file(env_id, "tomi", stem + ".trace")
+    key = (str(txt), split)
+    if key not in _CACHE:
+        _CACHE[key] = tuple(load_tomi(txt, trace, version=version, split=split))
+    return _CACHE[key]
+
+
+class ToMiReleaseEnv(ToMEnv):
+    """ToMi's released questions: memory, reality, first- and second-order beliefs.
+
+    ## Description
+    ToMi (Le et al. 2019, CC-BY-NC-4.0) in two versions: ``clever_hans`` (default), the
+    corrected release of Shapira et al. 2023 used by ToM-RL, and ``original`` (Facebook's,
+    with coloured containers). Each split holds 5,994 questions: 999 stories x 6 questions,
+    1,998 per story type (true belief, false belief, second-order false belief). Orders:
+    memory and reality 0, first order 1, second order 2; ``metadata`` keeps the trace, the
+    tom/no_tom flag and the story type. About 12% (Clever-Hans) and 24% (original) of the
+    second-order labels contradict the story under the stated rules (a quirk of the
+    reference generator); they are served as released.
+
+    ## Observation
+    The numbered story and the question, as text.
+
+    ## Action
+    Free text naming one container.
+
+    ## Rewards
+    Per the env's reward scheme; the candidates are the containers the story names.
+
+    ## Episode End
+    After one answer.
+
+    ## Arguments
+    - ``version``: ``"clever_hans"`` (default) or ``"original"``.
+    - ``split``: ``"train"`` (default) or ``"val"``; the test split is not shipped.
+
+    ## Registered Configurations
+    ``ToM-ToMi-Original-v0`` (5,994 per split).
+
+    ## Version History
+    - v0: initial release.
+    """
+
+    family = "tomi"
+
+    def build_source(
+        self, *, version: Version = "clever_hans", split: str = "train", **unused: Any
+    ) -> ItemSource:
+        reject_unknown(type(self), unused, "version, split")
+        return ListSource(tomi_items(version, split, self.tom_id or ENV_ID))
+
+
+def register_envs() -> None:
+    """Register the ToMi release env (reads no data)."""
+    register_tom_env(
+        ENV_ID,
+        entry_point="tomgym.envs.tomi_release:ToMiReleaseEnv",
+        family="tomi",
+        orders=(0, 1, 2),
+        split="train",
+        size=SPLIT_SIZE,
+        answer_type="choice",
+        description="ToMi release (Clever-Hans corrected by default), official train/val splits",
+        kwargs={"version": "clever_hans", "split": "train"},
+        overwrite=True,
+    )

@@ -1,0 +1,108 @@
+"""The data root, the release-file table, the missing-file message and the offline download path."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tomgym import data
+from tomgym.data import (
+    DownloadError,
+    MissingDataError,
+    data_root,
+    data_status,
+    fetch_dataset,
+    require_file,
+    set_data_root,
+)
+
+
+@pytest.fixture(autouse=True)
+def _reset_override():
+    yield
+    set_data_root(None)
+
+
+def test_root_precedence(monkeypatch, tmp_path):
+    monkeypatch.delenv("TOMGYM_DATA", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert data_root() == tmp_path / "cache" / "tomgym" / "data"
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path / "env"))
+    assert data_root() == tmp_path / "env"
+    set_data_root(tmp_path / "set")
+    assert data_root() == tmp_path / "set"
+    set_data_root(None)
+    assert data_root() == tmp_path / "env"
+
+
+def test_default_without_xdg(monkeypatch):
+    monkeypatch.delenv("TOMGYM_DATA", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert data_root() == Path.home() / ".cache" / "tomgym" / "data"
+
+
+def test_require_file_finds_the_real_release(data_root):
+    assert require_file("ToM-HiToM-Original-v0", "hitom", "hitom/Hi-ToM_data.json").is_file()
+
+
+def test_missing_file_message_says_what_where_and_how(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path))
+    with pytest.raises(MissingDataError) as err:
+        require_file("ToM-OpenToM-v0", "opentom", "opentom/attitude.json")
+    msg = str(err.value)
+    assert isinstance(err.value, FileNotFoundError)
+    for part in (
+        "ToM-OpenToM-v0",
+        "opentom/attitude.json",
+        str(tmp_path / "opentom" / "attitude.json"),
+        "$TOMGYM_DATA",
+        "huggingface.co/datasets/SeacowX/OpenToM",
+        "TOMGYM_DATA=",
+        "--data-dir",
+    ):
+        assert part in msg, part
+    set_data_root(tmp_path / "x")
+    with pytest.raises(MissingDataError, match=r"set_data_root\(\)"):
+        require_file("ToM-FANToM-v0", "fantom", "fantom/fantom_v1.json")
+
+
+def test_every_dataset_says_where_the_authors_publish_it():
+    homes = {name: d.homepage for name, d in data.DATASETS.items()}
+    assert "github.com/ying-hui-he/Hi-ToM_dataset" in homes["hitom"]
+    assert "github.com/facebookresearch/ToMi" in homes["tomi"]
+    assert "facebook/ExploreToM" in homes["exploretom"]
+    assert "SeacowX/OpenToM" in homes["opentom"]
+    assert "github.com/skywalker023/fantom" in homes["fantom"]
+    assert data.DATASETS["opentom"].eval_only and data.DATASETS["fantom"].eval_only
+
+
+def test_data_status_on_the_real_root(data_root):
+    status = {s.relpath: s for s in data_status(data_root)}
+    assert set(status) == {f.relpath for f in data.RELEASE_FILES}
+    hitom = status["hitom/Hi-ToM_data.json"]
+    assert hitom.present and hitom.expected_records == 1200 and hitom.checksum_ok
+    assert "ToM-HiToM-Original-v0" in hitom.envs
+    assert status["exploretom/explore_tom.csv"].expected_records == 13309
+    assert status["tomi/clever_hans/train.txt"].expected_records == 5994
+    assert not status["fantom/fantom_v1.json"].present
+    assert all(s.checksum_ok for s in status.values() if s.present)
+
+
+def test_fetch_fails_fast_offline(tmp_path):
+    start = time.monotonic()
+    # A closed port on localhost: refused at once, whatever the network.
+    with pytest.raises(DownloadError) as err:
+        fetch_dataset("hitom", tmp_path, timeout=2, base_url="http://127.0.0.1:9/")
+    assert time.monotonic() - start < 5
+    assert str(tmp_path / "hitom" / "Hi-ToM_data.json") in str(err.value)
+    assert "github.com/ying-hui-he/Hi-ToM_dataset" in str(err.value)
+    assert not (tmp_path / "hitom" / "Hi-ToM_data.json").exists()
+
+
+def test_fetch_without_url_says_what_to_put_where(tmp_path):
+    with pytest.raises(DownloadError, match="explore_tom.csv"):
+        fetch_dataset("exploretom", tmp_path, timeout=1)
+    with pytest.raises(ValueError, match="unknown dataset"):
+        fetch_dataset("nope", tmp_path)

@@ -1,0 +1,119 @@
+"""The ExploreToM loader: presentations, answer types, duplicates, splits by story."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import gymnasium as gym
+import pytest
+from tomgym.envs import exploretom
+from tomgym.envs.exploretom import (
+    KNOWLEDGE_ANSWERS,
+    exploretom_items,
+    load_exploretom,
+    read_rows,
+)
+from tomgym.envs.splits import find_leakage
+
+from tomgym.items import ItemError
+
+
+@pytest.fixture(scope="module")
+def structured(data_root):
+    return exploretom_items("structured")
+
+
+def test_release_rows_and_duplicates(data_root, structured):
+    rows = read_rows(data_root / "exploretom" / "explore_tom.csv")
+    assert len(rows) == 13309 and len(rows[0]) == 18
+    pairs = Counter((r["story_structure"], r["question"]) for r in rows)
+    assert sum(n - 1 for n in pairs.values() if n > 1) == 15
+    assert len({r["story_structure"] for r in rows}) == 619
+    # 14 same-answer repeats dropped, one conflicting pair dropped entirely.
+    assert len(structured) == exploretom.SIZES["structured"] == 13309 - 14 - 2
+    assert len(exploretom_items("infilled")) == exploretom.SIZES["infilled"] == 13309 - 2
+    assert len({(it.story, it.question) for it in structured}) == len(structured)
+
+
+def test_answer_types(structured):
+    yes_no = Counter(it.answer for it in structured if it.answer_type == "yes_no")
+    assert yes_no == {"yes": 2936, "no": 537}
+    for it in structured:
+        if it.answer_type == "choice":
+            assert it.candidates == KNOWLEDGE_ANSWERS
+        elif it.answer_type == "text":
+            assert it.answer in it.candidates
+            assert it.answer not in KNOWLEDGE_ANSWERS and it.answer not in ("yes", "no")
+    assert any(len(it.candidates) > 2 for it in structured if it.answer_type == "text")
+
+
+def test_orders_and_kinds(structured):
+    assert {it.order for it in structured} == {0, 1, 2}
+    assert all(it.order == max(it.metadata["nth_order"], 0) for it in structured)
+    kinds = Counter(it.question_type for it in structured)
+    assert set(kinds) == {"memory", "reality", "belief", "knowledge", "state_update"}
+
+
+def test_splits_by_story_without_leakage():
+    parts = {s: exploretom_items("structured", s) for s in ("train", "val", "test")}
+    assert {s: len(v) for s, v in parts.items()} == {"train": 900, "val": 300, "test": 300}
+    assert find_leakage(parts) == []
+    infilled = {s: exploretom_items("infilled", s) for s in ("train", "val", "test")}
+    assert {s: len(v) for s, v in infilled.items()} == {"train": 900, "val": 300, "test": 300}
+    assert find_leakage(infilled) == []
+    assert all(it.split == s for s, v in parts.items() for it in v)
+    # Deterministic: the same call gives the same ids.
+    assert [it.id for it in exploretom_items("structured", "test")] == [
+        it.id for it in parts["test"]
+    ]
+
+
+def test_bad_record_names_file_and_row(tmp_path, data_root):
+    src = (data_root / "exploretom" / "explore_tom.csv").read_text(encoding="utf-8")
+    rows = read_rows(data_root / "exploretom" / "explore_tom.csv")[:4]
+    import csv
+
+    path = tmp_path / "small.csv"
+    rows[2]["qprop=params"] = "not a tuple ("
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert src  # the real file is untouched
+    with pytest.raises(ItemError, match=r"small.csv record 2: cannot read"):
+        load_exploretom(path)
+
+
+def test_parquet_needs_pyarrow(tmp_path):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"tomgym\[data\]"):
+            read_rows(tmp_path / "x.parquet")
+
+
+def test_registered_envs():
+    exploretom.register_envs()
+    env = gym.make("ToM-ExploreToM-v0", split="test").unwrapped
+    assert env.size == 300
+    env = gym.make("ToM-ExploreToM-Infilled-v0").unwrapped
+    assert env.size == 13307
+    from tomgym.registry import get_spec
+
+    spec = get_spec("ToM-ExploreToM-Infilled-v0")
+    assert spec.held_out and spec.held_out_from == ("ToM-ExploreToM-v0",)
+    with pytest.raises(ValueError, match="split"):
+        gym.make("ToM-ExploreToM-v0", split="dev")
+
+
+def test_gold_answer_is_judged_correct(structured):
+    from tomgym.answers import judge_choice, judge_text
+
+    for it in structured:
+        if it.answer_type == "text":
+            assert judge_text(it.answer, it.answer, it.candidates).correct, it.id
+            others = [c for c in it.candidates if c != it.answer]
+            if others:
+                assert not judge_text(others[0], it.answer, it.candidates).correct, it.id
+        elif it.answer_type == "choice":
+            assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id

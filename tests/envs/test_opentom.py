@@ -1,0 +1,96 @@
+"""The OpenToM loader: genres joined with narratives, answer types, eval-only registration."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import gymnasium as gym
+import pytest
+from tomgym.envs import opentom
+from tomgym.envs.opentom import load_opentom, opentom_items
+
+from tomgym.items import ItemError
+from tomgym.registry import get_spec
+
+
+@pytest.fixture(scope="module")
+def items(data_root):
+    return opentom_items()
+
+
+def test_counts(items):
+    assert len(items) == 13708
+    assert len({it.metadata["story_id"] for it in items}) == 596
+    assert Counter(Counter(it.metadata["story_id"] for it in items).values()) == {23: 596}
+    assert Counter(it.metadata["genre"] for it in items) == opentom.GENRE_SIZES
+
+
+def test_answer_types_and_labels(items):
+    coarse_fo = Counter(it.answer for it in items if it.metadata["file"] == "location_cg_fo.json")
+    assert coarse_fo == {"no": 849, "yes": 343}
+    for it in items:
+        genre = it.metadata["genre"]
+        kind = {"coarse": "yes_no", "fine": "text", "multihop": "choice", "attitude": "choice"}
+        assert it.answer_type == kind[genre]
+        if genre == "multihop":
+            assert it.candidates in (
+                ("more full", "less full", "equally full"),
+                ("more accessible", "less accessible", "equally accessible"),
+            )
+        if genre == "attitude":
+            assert it.candidates == ("positive", "negative", "neutral") and it.order == 1
+        if genre == "fine":
+            assert it.answer in it.candidates
+    assert Counter(it.order for it in items) == {1: 596 + 1192 + 2384 + 3576, 2: 1192 + 1192 + 3576}
+
+
+def test_stories_are_the_narratives(items, data_root):
+    meta = json.loads((data_root / "opentom" / "meta_data.json").read_text())
+    it = items[0]
+    assert it.story == meta[it.metadata["story_id"]]["narrative"]
+
+
+def test_long_narratives():
+    long_items = opentom_items(long=True)
+    assert len(long_items) == 100 * 23
+    assert len({it.metadata["story_id"] for it in long_items}) == 100
+
+
+def test_bad_record(tmp_path, data_root):
+    src = data_root / "opentom"
+    for name in ("meta_data.json", *[f for fs in opentom.GENRE_FILES.values() for f in fs]):
+        data = json.loads((src / name).read_text())
+        keep = list(data)[:2]
+        (tmp_path / name).write_text(json.dumps({k: data[k] for k in keep}))
+    data = json.loads((tmp_path / "attitude.json").read_text())
+    next(iter(data.values()))[0]["answer"] = "ecstatic"
+    (tmp_path / "attitude.json").write_text(json.dumps(data))
+    with pytest.raises(ItemError, match=r"attitude.json record 0 \(story \w+, question 0\)"):
+        load_opentom(tmp_path)
+    assert len(load_opentom(tmp_path, ("coarse", "fine"))) == 2 * (4 + 6)
+
+
+def test_registered_envs_are_eval_only():
+    opentom.register_envs()
+    ids = {
+        "ToM-OpenToM-v0": 13708,
+        "ToM-OpenToM-CoarseLoc-v0": 2384,
+        "ToM-OpenToM-FineLoc-v0": 3576,
+        "ToM-OpenToM-Multihop-v0": 7152,
+        "ToM-OpenToM-Attitude-v0": 596,
+    }
+    for env_id, size in ids.items():
+        spec = get_spec(env_id)
+        assert spec.usage == "eval-only" and spec.held_out and spec.size == size
+        assert gym.make(env_id).unwrapped.size == size
+
+
+def test_gold_answer_is_judged_correct(items):
+    from tomgym.answers import judge_choice, judge_text
+
+    for it in items:
+        if it.answer_type == "text":
+            assert judge_text(it.answer, it.answer, it.candidates).correct, it.id
+        elif it.answer_type == "choice":
+            assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id

@@ -1,0 +1,176 @@
+"""ToMi generator on the world simulator, in the Clever-Hans (or coloured fb) sentence forms."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from tomgym.world.hitom import item_rng
+from tomgym.world.render import number_lines, render_event
+from tomgym.world.simulator import Distractor, Enter, Event, Exit, Move, ObjectIs, World
+from tomgym.world.tomi_solve import parse_tomi_question, solve_tomi
+from tomgym.world.vocab import load_vocab
+
+GENERATOR_VERSION = "tomi-1"
+STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
+QUESTION_TYPES = ("memory", "reality", "first_order", "second_order")
+FEELINGS = ("likes", "dislikes", "loves", "hates")
+MAX_NOISE, MAX_DISTRACTOR_EVENTS, MAX_ACTIONS = 2, 2, 4
+# Actions after the entries, per story type: "move" (a1 moves the object), "out" (a2 exits),
+# "back"/"away" (a2 re-enters the room / goes to the other room), "a1out" (a1 exits).
+PLANS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "true_belief": (
+        ("move", "out"),
+        ("move", "out", "back"),
+        ("move", "out", "away"),
+        ("out", "back", "move"),
+        ("out", "away", "move"),
+    ),
+    "false_belief": (("out", "move"), ("out", "move", "back"), ("out", "move", "away")),
+    "second_order_false_belief": (
+        ("move", "out", "a1out", "back"),
+        ("move", "out", "a1out", "away"),
+        ("out", "move", "a1out", "back"),
+        ("out", "move", "a1out", "away"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ToMiConfig:
+    question_types: tuple[str, ...] = QUESTION_TYPES
+    coloured: bool = False  # False: Clever-Hans containers ("box"); True: fb ("green_box")
+    vocab: str = "train"
+
+    def __post_init__(self) -> None:
+        bad = [q for q in self.question_types if q not in QUESTION_TYPES]
+        if not self.question_types or bad:
+            raise ValueError(f"question_types must be a non-empty subset of {QUESTION_TYPES}")
+        load_vocab(self.vocab)
+
+    def canonical(self) -> str:
+        return f"qt={','.join(self.question_types)}|coloured={self.coloured}|vocab={self.vocab}"
+
+
+@dataclass(frozen=True)
+class ToMiQuestion:
+    story: str
+    question: str
+    answer: str
+    question_type: str
+    question_index: int  # 0 when the (first) questioned agent entered first
+    story_type: str
+    tom: bool
+    candidates: tuple[str, ...]
+    object: str
+    question_agents: tuple[str, ...]
+    events: tuple[Event, ...]
+    uid: str
+
+
+def tomi_question(kind: str, agents: tuple[str, ...], obj: str) -> str:
+    if kind == "memory":
+        return f"Where was the {obj} at the beginning?"
+    if kind == "reality":
+        return f"Where is the {obj} really?"
+    if kind == "first_order":
+        return f"Where will {agents[0]} look for the {obj}?"
+    return f"Where does {agents[0]} think that {agents[1]} searches for the {obj}?"
+
+
+def _insert(rng: random.Random, events: list[Event], extra: Event, low: int = 0) -> int:
+    at = rng.randint(low, len(events))
+    events.insert(at, extra)
+    return at
+
+
+def _story(
+    rng: random.Random, config: ToMiConfig, story_type: str
+) -> tuple[list[Event], list[str], str, list[str]]:
+    vocab = load_vocab(config.vocab)
+    a1, a2, a3 = rng.sample(vocab.names, 3)
+    room, other = rng.sample(vocab.rooms, 2)
+    obj, *spare = rng.sample(vocab.objects, 1 + MAX_NOISE)
+    c1, c2 = rng.sample(vocab.containers(config.coloured), 2)
+    first, second = rng.sample([a1, a2], 2)
+    events: list[Event] = [Enter((first,), room), Enter((second,), room), ObjectIs(obj, c1, room)]
+    for step in rng.choice(PLANS[story_type]):
+        if step == "move":
+            events.append(Move(a1, obj, c2))
+        elif step == "out":
+            events.append(Exit(a2, room))
+        elif step == "back":
+            events.append(Enter((a2,), room))
+        elif step == "away":
+            events.append(Enter((a2,), other))
+        else:
+            events.append(Exit(a1, room))
+    n_distractor = rng.randrange(MAX_DISTRACTOR_EVENTS + 1)
+    if n_distractor:
+        where = rng.choice([room, other])
+        at = _insert(rng, events, Enter((a3,), where))
+        if n_distractor == 2:
+            _insert(rng, events, Exit(a3, where), at + 1)
+    for i in range(rng.randrange(MAX_NOISE + 1)):
+        who = rng.choice([a1, a2, a3])
+        _insert(rng, events, Distractor(f"{who} {rng.choice(FEELINGS)} the {spare[i]}"))
+    return events, [first, second], obj, [c1, c2]
+
+
+def generate_tomi(config: ToMiConfig, seed: int, index: int) -> ToMiQuestion:
+    """Item ``index``: story type index % 3 (balanced), question drawn from the config's types."""
+    rng, uid = item_rng("tomi", GENERATOR_VERSION, config.canonical(), seed, index)
+    story_type = STORY_TYPES[index % len(STORY_TYPES)]
+    events, entered, obj, containers = _story(rng, config, story_type)
+    kind = rng.choice(config.question_types)
+    agents: tuple[str, ...] = ()
+    if kind == "first_order":
+        agents = (rng.choice(entered),)
+    elif kind == "second_order":
+        agents = tuple(rng.sample(entered, 2))
+    world = World(max_order=2).apply_all(events)
+    answer = world.initial[obj] if kind == "memory" else world.beliefs(agents, obj)
+    assert answer is not None
+    return ToMiQuestion(
+        story=number_lines([render_event(e) for e in events]),
+        question=tomi_question(kind, agents, obj),
+        answer=answer,
+        question_type=kind,
+        question_index=entered.index(agents[0]) if agents else 0,
+        story_type=story_type,
+        tom=answer != world.location[obj],
+        candidates=tuple(rng.sample(containers, 2)),
+        object=obj,
+        question_agents=agents,
+        events=tuple(events),
+        uid=uid,
+    )
+
+
+def max_story_chars(config: ToMiConfig) -> int:
+    """An upper bound on len(story) + len(question) over every item of the config."""
+    vocab = load_vocab(config.vocab)
+    name, obj = max(map(len, vocab.names)), max(map(len, vocab.objects))
+    room = max(map(len, vocab.rooms))
+    cont = max(map(len, vocab.containers(config.coloured)))
+    sentence = max(
+        len(render_event(Move("N" * name, "O" * obj, "C" * cont))),
+        len(render_event(ObjectIs("O" * obj, "C" * cont))),
+        len(render_event(Enter(("N" * name,), "R" * room))),
+        len(render_event(Exit("N" * name, "R" * room))),
+        name + len(" dislikes the ") + obj,
+    )
+    lines = 3 + MAX_ACTIONS + MAX_DISTRACTOR_EVENTS + MAX_NOISE
+    question = len(tomi_question("second_order", ("N" * name,) * 2, "O" * obj))
+    return lines * (len(str(lines)) + 1 + sentence + 1) + question
+
+
+__all__ = [
+    "GENERATOR_VERSION",
+    "ToMiConfig",
+    "ToMiQuestion",
+    "generate_tomi",
+    "max_story_chars",
+    "parse_tomi_question",
+    "solve_tomi",
+]
