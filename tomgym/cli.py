@@ -173,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", help="where to write the disagreements (default FILE.disagreements.jsonl)"
     )
     p.set_defaults(handler=cmd_oracle)
+
+    from tomgym.eval.commands import add_commands as add_eval_commands
+
+    add_eval_commands(sub)
     return parser
 
 

@@ -35,7 +35,9 @@ def text_space(max_length: int, min_length: int = 0) -> spaces.Text:
 
 def to_printable(text: str) -> str:
     """Replace characters outside the charset (controls, astral-plane symbols) by U+FFFD."""
+    if not text or (
+        text.replace("\n", "").replace("\t", "").isprintable() and max(text) <= "\uffff"
+    ):
+        return text  # the common case, checked at C speed
     charset = printable_charset()
-    if all(c in charset for c in text):
-        return text
     return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)

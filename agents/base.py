@@ -1,0 +1,93 @@
+"""The agent protocol: a batch of episodes in, one response per episode out; agents from spec strings."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Episode:
+    """What an agent sees of one episode: the prompt as text and as chat messages.
+
+    ``story``, ``question`` and ``candidates`` repeat what the prompt shows, for baselines that
+    read the story directly. ``gold`` is set only for agents that declare ``privileged = True``
+    (the oracle on families the simulator cannot solve); everyone else gets ``None``.
+    """
+
+    env_id: str
+    item_id: str
+    prompt: str
+    messages: list[dict[str, str]]
+    prefill: str = ""
+    story: str = ""
+    question: str = ""
+    candidates: tuple[str, ...] = ()
+    answer_type: str = "choice"
+    family: str = "custom"
+    order: int | None = None
+    gold: str | None = None
+
+
+@dataclass
+class Response:
+    """One agent response, with what it cost."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+    failed: bool = False
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that answers a batch of episodes."""
+
+    spec: str
+    privileged: bool
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        """One response per episode, in order. A failure for one item is a failed Response."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What produced the responses (model, sampling parameters...) for run metadata."""
+        ...
+
+
+AgentFactory = Callable[[str, dict[str, Any]], Agent]
+
+_KINDS: dict[str, str] = {
+    "oracle": "tomgym.agents.oracle:make_oracle",
+    "random": "tomgym.agents.baselines:make_baseline",
+    "heuristic": "tomgym.agents.baselines:make_baseline",
+    "smollm2": "tomgym.agents.hf:make_hf_agent",
+    "hf": "tomgym.agents.hf:make_hf_agent",
+    "vllm": "tomgym.agents.vllm:make_vllm_agent",
+    "openai": "tomgym.agents.openai_api:make_openai_agent",
+}
+
+
+def agent_kinds() -> list[str]:
+    return sorted(_KINDS)
+
+
+def make_agent(spec: str, **options: Any) -> Agent:
+    """Build an agent from a spec string: ``oracle``, ``random``, ``heuristic:<name>``,
+    ``smollm2``, ``hf:<hub id or path>``, ``vllm:<hub id or path>``, ``openai:<model>@<url>``.
+
+    ``options`` are agent settings (``temperature``, ``max_new_tokens``, ``seed``, ...).
+    """
+    kind = spec.split(":", 1)[0].strip()
+    if kind not in _KINDS:
+        raise ValueError(
+            f"unknown agent spec {spec!r}: it should start with one of {', '.join(agent_kinds())}"
+        )
+    module_name, factory_name = _KINDS[kind].split(":")
+    factory: AgentFactory = getattr(importlib.import_module(module_name), factory_name)
+    return factory(spec, options)

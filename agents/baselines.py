@@ -1,0 +1,258 @@
+"""Shortcut baselines (``random``, ``heuristic:<name>``): what a score is worth without reasoning.
+
+Every baseline answers in the env's tag format, so its score measures the shortcut alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tomgym.agents.base import Episode, Response
+from tomgym.agents.chat import tagged
+
+from tomgym.answers import words
+from tomgym.world.parse import (
+    UnknownSentenceError,
+    parse_hitom_question,
+    parse_story,
+    story_sentences,
+)
+from tomgym.world.simulator import World, simulate
+from tomgym.world.tomi_solve import parse_tomi_question
+
+MAJORITY_FIT_ITEMS = 500
+"""Train items a majority baseline counts for a procedural env."""
+UNKNOWN = "unknown"
+
+
+# --- reading the story without reasoning -----------------------------------------------
+
+
+def mentions(text: str, candidates: Sequence[str]) -> list[str]:
+    """The candidates in the order the text names them (whole words; the longest name wins)."""
+    tokens = words(text)
+    spans: list[tuple[int, int, str]] = []
+    for candidate in candidates:
+        phrase = words(candidate)
+        n = len(phrase)
+        if not n:
+            continue
+        spans += [
+            (i, -n, candidate)
+            for i in range(len(tokens) - n + 1)
+            if tokens[i] == phrase[0] and tokens[i : i + n] == phrase
+        ]
+    spans.sort()
+    found: list[str] = []
+    end = 0
+    for start, minus_length, candidate in spans:
+        if start >= end:
+            found.append(candidate)
+            end = start - minus_length
+    return found
+
+
+def question_object(question: str) -> str | None:
+    """The object a Hi-ToM or ToMi location question asks about, or None."""
+    for parse in (lambda q: parse_hitom_question(q)[1], lambda q: parse_tomi_question(q)[2]):
+        try:
+            return parse(question)
+        except UnknownSentenceError:
+            continue
+    return None
+
+
+def story_world(story: str) -> World | None:
+    """The simulated world of a story in the Hi-ToM/ToMi sentence forms; None if it won't parse."""
+    try:
+        return simulate(parse_story(story), max_order=1)
+    except (UnknownSentenceError, ValueError):
+        return None
+
+
+def object_locations(episode: Episode) -> list[str]:
+    """Candidates named in the sentences about the question's object, in story order.
+
+    Falls back to every candidate the story names when the object is unknown or unnamed.
+    """
+    everywhere = mentions(episode.story, episode.candidates)
+    obj = question_object(episode.question)
+    if obj is None:
+        return everywhere
+    obj_words = words(obj)
+    about: list[str] = []
+    for sentence in story_sentences(episode.story):
+        tokens = words(sentence)
+        if any(tokens[i : i + len(obj_words)] == obj_words for i in range(len(tokens))):
+            about += [c for c in mentions(sentence, episode.candidates)]
+    return about or everywhere
+
+
+def location_guess(episode: Episode, *, last: bool) -> tuple[str, str]:
+    """(answer, how): the object's last (true) or first (initial) container."""
+    obj = question_object(episode.question)
+    world = story_world(episode.story) if obj else None
+    if world is not None and obj is not None:
+        where = (world.location if last else world.initial).get(obj)
+        if where is not None:
+            return where, "simulator"
+    named = object_locations(episode)
+    if named:
+        return (named[-1] if last else named[0]), "text"
+    return fallback_answer(episode), "fallback"
+
+
+def fallback_answer(episode: Episode) -> str:
+    """Something well-formed for an item the shortcut does not fit (it simply scores ~0)."""
+    if episode.candidates:
+        return episode.candidates[0]
+    return "yes" if episode.answer_type == "yes_no" else UNKNOWN
+
+
+def answer_options(episode: Episode) -> tuple[str, ...]:
+    """What a random guess picks from: the candidates, yes/no, or the story's containers."""
+    if episode.candidates:
+        return episode.candidates
+    if episode.answer_type == "yes_no":
+        return ("yes", "no")
+    world = story_world(episode.story)
+    if world is not None and world.container_room:
+        return tuple(world.container_room)
+    return (UNKNOWN,)
+
+
+def item_rng(seed: int, item_id: str) -> random.Random:
+    """A private RNG for one item: the same guess for (seed, item) whatever came before."""
+    digest = hashlib.sha256(f"tomgym-random|{seed}|{item_id}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+# --- the baselines ---------------------------------------------------------------------
+
+
+Guess = Callable[[Episode], tuple[str, str]]
+
+
+def guess_first(episode: Episode) -> tuple[str, str]:
+    """Probes position bias: the first candidate the story names."""
+    named = mentions(episode.story, episode.candidates)
+    return (named[0], "text") if named else (fallback_answer(episode), "fallback")
+
+
+def guess_reality(episode: Episode) -> tuple[str, str]:
+    """Probes reality bias: where the object truly is now, ignoring who saw what."""
+    return location_guess(episode, last=True)
+
+
+def guess_initial(episode: Episode) -> tuple[str, str]:
+    """Probes the 'never saw a move' shortcut: where the object was first put."""
+    return location_guess(episode, last=False)
+
+
+def constant(word: str) -> Guess:
+    """Probes answer-prior bias on yes/no items: always the same word."""
+    return lambda episode: (word, "constant")
+
+
+@dataclass
+class MajorityGuess:
+    """Probes label-prior bias: the train split's most frequent gold answer.
+
+    Fitted lazily per env ID on its train split (the first 500 items of a procedural env; all
+    items of a fixed env, or the env's own items where it has no ``split`` argument). Among an
+    item's candidates it picks the one most often gold in training. On generated Hi-ToM the
+    containers are drawn afresh per story, so this is near chance (1 in 15).
+    """
+
+    fit_items: int = MAJORITY_FIT_ITEMS
+    counts: dict[str, Counter[tuple[str, ...]]] = field(default_factory=dict)
+    names: dict[tuple[str, ...], str] = field(default_factory=dict)
+
+    def fit(self, env_id: str) -> Counter[tuple[str, ...]]:
+        if env_id not in self.counts:
+            import tomgym
+
+            n = self.fit_items if tomgym.get_spec(env_id).procedural else None
+            try:
+                items = tomgym.load_items(env_id, n=n, split="train")
+            except (TypeError, ValueError):
+                items = tomgym.load_items(env_id, n=n or self.fit_items)
+            counter: Counter[tuple[str, ...]] = Counter()
+            for item in items:
+                key = tuple(words(item.gold_text))
+                counter[key] += 1
+                self.names.setdefault(key, item.gold_text)
+            self.counts[env_id] = counter
+        return self.counts[env_id]
+
+    def __call__(self, episode: Episode) -> tuple[str, str]:
+        try:
+            counter = self.fit(episode.env_id)
+        except (KeyError, ValueError, TypeError, OSError):
+            return fallback_answer(episode), "fallback"
+        if episode.candidates:
+            best = max(episode.candidates, key=lambda c: counter[tuple(words(c))])
+            return best, "train-majority"
+        if counter:
+            return self.names[counter.most_common(1)[0][0]], "train-majority"
+        return fallback_answer(episode), "fallback"
+
+
+HEURISTICS: dict[str, Callable[[], Guess]] = {
+    "first": lambda: guess_first,
+    "reality": lambda: guess_reality,
+    "initial": lambda: guess_initial,
+    "majority": MajorityGuess,
+    "yes": lambda: constant("yes"),
+    "no": lambda: constant("no"),
+}
+
+
+@dataclass
+class BaselineAgent:
+    """A shortcut policy: one guess per episode, wrapped in the think/answer format."""
+
+    spec: str
+    guess: Guess
+    seed: int = 0
+    privileged: bool = False
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        responses = []
+        for episode in episodes:
+            answer, how = self.guess(episode)
+            text = tagged(f"Baseline {self.spec}: {how}.", answer)
+            responses.append(
+                Response(text=text, prompt_tokens=0, completion_tokens=0, extra={"how": how})
+            )
+        return responses
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "baseline", "spec": self.spec, "seed": self.seed}
+
+
+def make_baseline(spec: str, options: dict[str, Any]) -> BaselineAgent:
+    """``random`` (seeded by ``options["seed"]``) or ``heuristic:<name>`` (see ``HEURISTICS``)."""
+    kind, _, name = (part.strip() for part in spec.partition(":"))
+    seed = int(options.get("seed", 0))
+    if kind == "random" and not name:
+
+        def guess_random(episode: Episode) -> tuple[str, str]:
+            """Probes chance level: a uniform pick, fixed per (seed, item)."""
+            return item_rng(seed, episode.item_id).choice(answer_options(episode)), "random"
+
+        return BaselineAgent(spec="random", guess=guess_random, seed=seed)
+    if kind == "heuristic" and name in HEURISTICS:
+        guess = HEURISTICS[name]()
+        if isinstance(guess, MajorityGuess) and "fit_items" in options:
+            guess.fit_items = int(options["fit_items"])
+        return BaselineAgent(spec=f"heuristic:{name}", guess=guess, seed=seed)
+    raise ValueError(
+        f"unknown baseline {spec!r}: use 'random' or 'heuristic:<name>' with a name from "
+        f"{', '.join(sorted(HEURISTICS))}"
+    )

@@ -1,0 +1,99 @@
+"""Helpers the agents share: episodes from an env, tagged responses, sampling, chat prompts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from tomgym.agents.base import Episode
+
+if TYPE_CHECKING:
+    from tomgym.env import ToMEnv
+
+
+def tagged(think: str, answer: str) -> str:
+    """A response in the env's format: ``<think>...</think><answer>...</answer>``."""
+    return f"<think>{think}</think><answer>{answer}</answer>"
+
+
+def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = False) -> Episode:
+    """The Episode an agent sees after ``env.reset``; ``with_gold`` only for privileged agents."""
+    item = env.current_item
+    if item is None:
+        raise RuntimeError("episode_from_env needs an env that has been reset")
+    messages = [dict(m) for m in info["messages"]]
+    prefill = info.get("prefill", "")
+    prompt = "\n\n".join(m["content"] for m in messages) + (f"\n\n{prefill}" if prefill else "")
+    return Episode(
+        env_id=str(info.get("env_id") or env.tom_id or ""),
+        item_id=item.id,
+        prompt=prompt,
+        messages=messages,
+        prefill=prefill,
+        story=item.story,
+        question=item.question,
+        candidates=tuple(item.candidates),
+        answer_type=item.answer_type,
+        family=env.prompt_family,
+        order=item.order,
+        gold=item.gold_text if with_gold else None,
+    )
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling parameters shared by the local and served model agents (temperature 0: greedy)."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int = 512
+    seed: int = 0
+    batch_size: int = 8
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> Sampling:
+        sampling = cls(
+            temperature=float(options.get("temperature", cls.temperature)),
+            top_p=float(options.get("top_p", cls.top_p)),
+            max_new_tokens=int(options.get("max_new_tokens", cls.max_new_tokens)),
+            seed=int(options.get("seed", cls.seed)),
+            batch_size=int(options.get("batch_size", cls.batch_size)),
+        )
+        if sampling.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {sampling.temperature}")
+        if not 0 < sampling.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {sampling.top_p}")
+        if sampling.max_new_tokens < 1 or sampling.batch_size < 1:
+            raise ValueError("max_new_tokens and batch_size must be at least 1")
+        return sampling
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def chat_prompt(tokenizer: Any, episode: Episode) -> str:
+    """The model's chat template over the episode's messages, then the prefill text.
+
+    Shared by the transformers and vLLM agents so both see the same prompt string.
+    """
+    text = tokenizer.apply_chat_template(
+        episode.messages, tokenize=False, add_generation_prompt=True
+    )
+    return str(text) + episode.prefill
+
+
+def model_target(spec: str, kind: str) -> str:
+    """The model part of ``kind:<target>``; an error naming the spec when it is empty."""
+    head, _, target = spec.partition(":")
+    if head.strip() != kind or not target.strip():
+        raise ValueError(f"agent spec {spec!r} should look like '{kind}:<hub id or path>'")
+    return target.strip()
+
+
+def prompt_token_ids(tokenizer: Any, prompt: str) -> list[int]:
+    """The prompt's token ids; no extra special tokens, as the chat template already has them."""
+    return list(tokenizer(prompt, add_special_tokens=False)["input_ids"])

@@ -1,0 +1,37 @@
+"""Test agents for the evaluation tests: small classes that satisfy the agent protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tomgym.agents.base import Episode, Response
+
+
+class FirstCandidateAgent:
+    """Answers each item's first candidate; can raise KeyboardInterrupt on a chosen batch."""
+
+    spec = "test:first-candidate"
+    privileged = False
+
+    def __init__(self, interrupt_on_batch: int | None = None) -> None:
+        self.interrupt_on_batch = interrupt_on_batch
+        self.batches = 0
+        self.seen: list[Episode] = []
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        self.batches += 1
+        if self.interrupt_on_batch == self.batches:
+            raise KeyboardInterrupt
+        self.seen.extend(episodes)
+        answers = [ep.candidates[0] if ep.candidates else "yes" for ep in episodes]
+        return [
+            Response(
+                text=f"<think> {ep.story.split()[0]} and the rest. </think> <answer>{a}</answer>",
+                completion_tokens=7,
+            )
+            for ep, a in zip(episodes, answers, strict=True)
+        ]
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "test"}

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tomgym.eval.commands import add_commands
+
+
+def run_cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="tomgym")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    code: int = args.handler(args)
+    return code
+
+
+def test_eval_then_leaderboard_over_directories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("tomgym.agents.baselines")
+    runs = []
+    for agent in ("random", "heuristic:reality"):
+        out = tmp_path / agent.replace(":", "_")
+        args = ["eval", "--agent", agent, "--env", "ToM-HiToM-O0-v0", "--env", "ToM-HiToM-O4-v0"]
+        assert run_cli(*args, "--n", "3", "--out", str(out), "--quiet") == 0
+        runs.append(str(out))
+    assert "ToM-HiToM-O4-v0" in capsys.readouterr().out
+    board = tmp_path / "board"
+    assert run_cli("leaderboard", *runs, "--out", str(board)) == 0
+    printed = capsys.readouterr().out
+    assert "| heuristic:reality |" in printed and "| random |" in printed
+    data = json.loads((board / "leaderboard.json").read_text())
+    assert [r["agent"] for r in data["rows"]] == ["heuristic:reality", "random"]
+    assert data["held_out"]["ToM-HiToM-O4-v0"] is True
+    assert (board / "leaderboard.md").exists() and (board / "leaderboard.html").exists()
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert not (board / "plots").exists()
+    else:
+        assert (board / "plots" / "accuracy_by_order.png").stat().st_size > 0
+        assert (board / "plots" / "response_length.png").stat().st_size > 0
+
+
+def test_leaderboard_runs_a_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tomgym.agents.oracle")
+    code = run_cli(
+        "leaderboard",
+        "--suite",
+        "quick",
+        "--agents",
+        "oracle,heuristic:first",
+        "--n",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    )
+    assert code == 0
+    assert "| oracle (sees gold) |" in capsys.readouterr().out
+    assert (tmp_path / "runs" / "heuristic_first" / "results.jsonl").exists()
+
+
+def test_eval_needs_envs_or_suite(tmp_path: Path) -> None:
+    assert run_cli("eval", "--agent", "random", "--out", str(tmp_path)) == 2

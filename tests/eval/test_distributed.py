@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tomgym.eval.runner import evaluate
+
+ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"]
+
+
+def comparable(directory: Path) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("seconds")
+    return rows
+
+
+@pytest.mark.slow  # a local ray.init takes 15-20 s
+def test_ray_workers_write_the_single_process_results(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    pytest.importorskip("tomgym.agents.baselines")
+    single, sharded = tmp_path / "single", tmp_path / "sharded"
+    evaluate("heuristic:reality", ENVS, n=6, out=single, batch_size=2, quiet=True)
+    try:
+        evaluate("heuristic:reality", ENVS, n=6, out=sharded, batch_size=2, workers=2, quiet=True)
+    finally:
+        ray.shutdown()
+    assert comparable(sharded) == comparable(single)
+    assert json.loads((sharded / "summary.json").read_text()) == json.loads(
+        (single / "summary.json").read_text()
+    )
+    metadata = json.loads((sharded / "metadata.json").read_text())
+    assert metadata["agent_description"]["spec"] == "heuristic:reality"
+
+
+def test_missing_ray_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(RuntimeError, match=r"pip install 'tomgym\[train\]'"):
+        evaluate("random", ENVS[:1], n=2, out=tmp_path, workers=2, quiet=True)

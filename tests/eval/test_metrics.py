@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tomgym.eval.metrics import (
+    label_macro_f1,
+    macro_f1,
+    response_lengths,
+    story_entities,
+    summarise,
+    think_features,
+    wilson_interval,
+)
+from tomgym.eval.store import ResultRecord
+
+
+def record(env_id: str = "E-v0", index: int = 0, **fields: Any) -> ResultRecord:
+    return ResultRecord(env_id=env_id, index=index, item_id=f"{env_id}-{index}", **fields)
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    lo, hi = wilson_interval(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4)
+    assert hi == pytest.approx(0.9433, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_macro_f1_averages_over_gold_labels() -> None:
+    assert macro_f1(["a", "a", "b", "b"], ["a", "a", "b", "b"]) == 1.0
+    # a: tp 1 fp 1 fn 1 -> 0.5; b: tp 0 -> 0; None counts against its gold
+    assert macro_f1(["a", "a", None], ["a", "b", "a"]) == pytest.approx(0.25)
+
+
+def test_label_macro_f1_normalises_answers() -> None:
+    rows = [
+        record(index=0, answer="Yes, it is", gold="yes", answer_type="yes_no"),
+        record(index=1, answer="No", gold="no", answer_type="yes_no"),
+        record(index=2, answer="The Positive", gold="positive", answer_type="choice"),
+    ]
+    assert label_macro_f1(rows) == 1.0
+    assert label_macro_f1([record(answer_type="text", gold="x")]) is None
+
+
+def test_reasoning_structure_needs_words_and_entities() -> None:
+    story = "1 Kurt entered the den.\n2 The apple is in the red_box.\n3 Delia exited the den."
+    entities = story_entities(story, ("red_box", "blue_bin"))
+    assert {"kurt", "delia", "red box"} <= entities and "blue bin" not in entities
+    good = (
+        "<think> Kurt saw the apple go into the red_box before Delia left. </think>"
+        "<answer>red_box</answer>"
+    )
+    assert think_features(good, "", story, ("red_box",)) == (10, 3)
+    assert think_features("<answer>red_box</answer>", "", story, ()) == (0, 0)
+
+
+def test_response_lengths_prefer_reported_tokens() -> None:
+    with_tokens = [
+        record(completion_tokens=5, response_words=3),
+        record(index=1, completion_tokens=7),
+    ]
+    assert response_lengths(with_tokens) == ([5, 7], "completion_tokens")
+    zeros = [record(completion_tokens=0, response_words=3)]
+    assert response_lengths(zeros) == ([3], "words")
+
+
+def test_summary_slices_and_held_out_gap() -> None:
+    rows = [
+        record("A-v0", 0, correct=True, order=1, format_ok=True),
+        record("A-v0", 1, correct=True, order=2, format_ok=True),
+        record("B-v0", 0, correct=False, order=4, held_out=True),
+        record("B-v0", 1, correct=True, order=4, held_out=True),
+    ]
+    summary = summarise(rows, ["A-v0", "B-v0"], {"B-v0": True}, {"A-v0": "hitom"}, agent="x")
+    assert summary.envs["A-v0"].accuracy == 1.0
+    assert set(summary.envs["A-v0"].by_order) == {"1", "2"}
+    assert summary.envs["B-v0"].held_out
+    assert summary.held_out_gap == pytest.approx(0.5)
+    assert summary.accuracy == pytest.approx(0.75)

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.eval.helpers import FirstCandidateAgent
+from tomgym.eval.runner import RunConflictError, evaluate
+from tomgym.eval.store import ResultRecord, ResultsStore
+
+ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"]
+
+
+def comparable(directory: Path) -> list[dict[str, object]]:
+    rows = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("seconds")
+    return rows
+
+
+def test_records_metadata_and_summary(tmp_path: Path) -> None:
+    agent = FirstCandidateAgent()
+    summary = evaluate(agent, ENVS, n=5, out=tmp_path, batch_size=2, quiet=True)
+    records = ResultsStore(tmp_path).load()
+    assert [(r.env_id, r.index) for r in records] == [(e, i) for e in ENVS for i in range(5)]
+    assert all(ep.gold is None for ep in agent.seen)  # not privileged: no gold
+    first = records[0]
+    assert first.prompt and first.response and first.gold and first.verdict is not None
+    assert first.completion_tokens == 7 and first.deception is not None and first.length
+    assert first.item_id.startswith("hitom-gen-test-")  # split=test by default
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert metadata["agent"] == "test:first-candidate" and metadata["seed"] == 0
+    assert metadata["envs"][0]["kwargs"] == {"split": "test"}
+    assert metadata["envs"][1]["held_out"] and metadata["envs"][0]["spec"]["family"] == "hitom"
+    on_disk = json.loads((tmp_path / "summary.json").read_text())
+    assert set(on_disk["envs"]) == set(ENVS)
+    assert summary.envs["ToM-HiToM-O1-v0"].response_tokens_source == "completion_tokens"
+    assert summary.held_out_gap is not None
+
+
+def test_resume_after_interrupt_equals_uninterrupted_run(tmp_path: Path) -> None:
+    full, broken = tmp_path / "full", tmp_path / "broken"
+    evaluate(FirstCandidateAgent(), ENVS, n=5, out=full, batch_size=2, quiet=True)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(
+            FirstCandidateAgent(interrupt_on_batch=2),
+            ENVS,
+            n=5,
+            out=broken,
+            batch_size=2,
+            quiet=True,
+        )
+    assert len(ResultsStore(broken).load()) == 2
+    with (broken / "results.jsonl").open("a") as handle:  # a write torn by a kill
+        handle.write('{"env_id": "ToM-HiToM-O1-v0", "index": 2, "item_')
+    resumed = FirstCandidateAgent()
+    evaluate(resumed, ENVS, n=5, out=broken, batch_size=2, quiet=True)
+    assert len(resumed.seen) == 8  # only the 8 missing items were asked again
+    assert comparable(broken) == comparable(full)
+    assert json.loads((broken / "summary.json").read_text()) == json.loads(
+        (full / "summary.json").read_text()
+    )
+
+
+def test_resume_refuses_a_different_run(tmp_path: Path) -> None:
+    evaluate(FirstCandidateAgent(), ENVS[:1], n=2, out=tmp_path, quiet=True)
+    with pytest.raises(RunConflictError, match="seed"):
+        evaluate(FirstCandidateAgent(), ENVS[:1], n=2, seed=3, out=tmp_path, quiet=True)
+    with pytest.raises(RunConflictError, match="env kwargs"):
+        evaluate(FirstCandidateAgent(), ENVS[:1], n=2, split="val", out=tmp_path, quiet=True)
+    with pytest.raises(RunConflictError, match="agent"):
+        evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
+
+
+def test_torn_middle_line_is_an_error(tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path)
+    store.append([ResultRecord(env_id="E-v0", index=0, item_id="a")])
+    with store.path.open("a") as handle:
+        handle.write("garbage\n")
+    store.append([ResultRecord(env_id="E-v0", index=1, item_id="b")])
+    with pytest.raises(ValueError, match="corrupt record"):
+        store.load()
+
+
+def test_real_agents_end_to_end(tmp_path: Path) -> None:
+    pytest.importorskip("tomgym.agents.oracle")
+    pytest.importorskip("tomgym.agents.baselines")
+    oracle = evaluate("oracle", suite="quick", n=4, out=tmp_path / "oracle", quiet=True)
+    assert oracle.privileged and oracle.accuracy == 1.0
+    assert all(e.format_rate == 1.0 for e in oracle.envs.values())
+    reality = evaluate("heuristic:reality", suite="quick", n=4, out=tmp_path / "h", quiet=True)
+    assert reality.envs["ToM-HiToM-O0-v0"].accuracy == 1.0
+    assert reality.held_out_gap is not None
+
+
+def test_progress_line_shows_eta_and_accuracy() -> None:
+    import io
+
+    from tomgym.eval.runner import Progress
+
+    stream = io.StringIO()
+    progress = Progress("E-v0", 4, stream=stream)
+    progress.update([ResultRecord(env_id="E-v0", index=0, item_id="a", correct=True)])
+    progress.close()
+    text = stream.getvalue()
+    assert "\r" not in text and "1/4" in text and "acc 1.000" in text and "eta" in text

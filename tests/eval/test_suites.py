@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tomgym.eval.suites import SuiteError, builtin_suites, load_suite
+from tomgym.registry import UnknownEnvError, get_spec
+
+
+def test_builtin_suites_parse() -> None:
+    assert {"quick", "paper-2504", "paper-2507"} <= set(builtin_suites())
+    quick = load_suite("quick")
+    assert [e.id for e in quick.envs if e.held_out] == ["ToM-HiToM-O4-v0"]
+    assert "oracle" in quick.agents and "smollm2" in quick.agents
+    assert len(load_suite("paper-2507", check_ids=False).envs) == 12
+    assert len(load_suite("paper-2504", check_ids=False).envs) == 5
+
+
+@pytest.mark.parametrize("name", ["paper-2504", "paper-2507"])
+def test_paper_suite_ids_are_registered(name: str) -> None:
+    suite = load_suite(name, check_ids=False)
+    missing = []
+    for env in suite.envs:
+        try:
+            get_spec(env.id)
+        except UnknownEnvError:
+            missing.append(env.id)
+    if missing:
+        pytest.skip(f"not registered yet: {missing}")
+    load_suite(name)
+
+
+def test_user_suite_file_and_clear_errors(tmp_path: Path) -> None:
+    good = {"name": "mine", "n": 3, "envs": [{"id": "ToM-HiToM-O1-v0", "held_out": True}]}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(good))
+    assert load_suite(path).envs[0].held_out
+
+    path.write_text(json.dumps({**good, "envs": [{"id": "ToM-HiToM-O9-v0"}]}))
+    with pytest.raises(SuiteError, match="ToM-HiToM-O9-v0.*Did you mean"):
+        load_suite(path)
+
+    path.write_text(json.dumps({**good, "nn": 3}))
+    with pytest.raises(SuiteError, match="nn"):
+        load_suite(path)
+
+    path.write_text("{not json")
+    with pytest.raises(SuiteError, match="not valid JSON"):
+        load_suite(path)
+
+    with pytest.raises(SuiteError, match="built-in suites: .*quick"):
+        load_suite("no-such-suite")

@@ -1,0 +1,28 @@
+"""Evaluation: run agents on envs or suites, store results, compute metrics, build leaderboards."""
+
+from __future__ import annotations
+
+from tomgym.eval.leaderboard import Leaderboard, collect, run_suite, write_leaderboard
+from tomgym.eval.metrics import EnvSummary, Summary, wilson_interval
+from tomgym.eval.runner import RunConflictError, evaluate, summarise_dir
+from tomgym.eval.store import ResultRecord, RunMetadata
+from tomgym.eval.suites import Suite, SuiteError, builtin_suites, load_suite
+
+__all__ = [
+    "EnvSummary",
+    "Leaderboard",
+    "ResultRecord",
+    "RunConflictError",
+    "RunMetadata",
+    "Suite",
+    "SuiteError",
+    "Summary",
+    "builtin_suites",
+    "collect",
+    "evaluate",
+    "load_suite",
+    "run_suite",
+    "summarise_dir",
+    "wilson_interval",
+    "write_leaderboard",
+]

@@ -1,0 +1,134 @@
+"""The ``tomgym eval`` and ``tomgym leaderboard`` subcommands (wired into ``tomgym.cli``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tomgym.eval.metrics import Summary
+
+
+def _kwargs(pairs: list[str]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
+        key, raw = pair.split("=", 1)
+        try:
+            kwargs[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            kwargs[key] = raw
+    return kwargs
+
+
+def _print_summary(summary: Summary) -> None:
+    print(f"agent: {summary.agent}" + (" (privileged: sees gold)" if summary.privileged else ""))
+    width = max((len(e) for e in summary.envs), default=10)
+    print(f"{'env'.ljust(width)}  {'n':>5}  {'acc':>6}  {'95% CI':>13}  {'format':>6}  held-out")
+    for env_id, env in summary.envs.items():
+        ci = f"{env.ci95[0]:.3f}-{env.ci95[1]:.3f}"
+        print(
+            f"{env_id.ljust(width)}  {env.n:>5}  {env.accuracy:>6.3f}  {ci:>13}  "
+            f"{env.format_rate:>6.3f}  {'yes' if env.held_out else 'no'}"
+        )
+    if summary.held_out_gap is not None:
+        print(f"held-out gap (in-dist minus held-out): {summary.held_out_gap:+.3f}")
+
+
+def _sampling(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "n": args.n,
+        "seed": args.seed,
+        "split": args.split,
+        "env_kwargs": _kwargs(args.kwarg) or None,
+        "batch_size": args.batch_size,
+        "workers": args.workers,
+        "ray_address": args.ray_address,
+        "temperature": args.temperature,
+        "max_new_tokens": args.max_new_tokens,
+        "quiet": args.quiet,
+    }
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from tomgym.eval.runner import evaluate
+
+    if bool(args.env) == bool(args.suite):
+        print("tomgym eval: give --env ID (one or more) or --suite NAME, not both", file=sys.stderr)
+        return 2
+    try:
+        summary = evaluate(
+            args.agent, args.env or None, suite=args.suite, out=args.out, **_sampling(args)
+        )
+    except RuntimeError as exc:
+        print(f"tomgym eval: {exc}", file=sys.stderr)
+        return 2
+    _print_summary(summary)
+    print(f"results: {args.out}/results.jsonl  summary: {args.out}/summary.json")
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from tomgym.eval.leaderboard import collect, run_suite, to_markdown, write_leaderboard
+    from tomgym.eval.suites import load_suite
+
+    if args.suite:
+        agents = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
+        agents = agents or load_suite(args.suite).agents
+        try:
+            board = run_suite(args.suite, agents, args.out, **_sampling(args))
+        except RuntimeError as exc:
+            print(f"tomgym leaderboard: {exc}", file=sys.stderr)
+            return 2
+        if args.dirs:
+            board = collect([*(r.directory for r in board.rows), *args.dirs])
+    elif args.dirs:
+        board = collect(args.dirs)
+    else:
+        print("tomgym leaderboard: give result directories or --suite NAME", file=sys.stderr)
+        return 2
+    print(to_markdown(board))
+    written = write_leaderboard(board, args.out)
+    for path in written["files"] + written.get("plots", []):
+        print(f"wrote {path}")
+    if "plots_skipped" in written:
+        print(written["plots_skipped"], file=sys.stderr)
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=int, default=None, help="items per env (default: suite's, else 100)")
+    p.add_argument("--seed", type=int, default=None, help="agent seed (default: suite's, else 0)")
+    p.add_argument(
+        "--split", default=None, help="split for envs that take one (default: test / suite's)"
+    )
+    p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE", help="env kwarg")
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--workers", type=int, default=1, help="agent replicas as Ray actors (> 1)")
+    p.add_argument("--ray-address", default=None, help="join a Ray cluster (implies Ray)")
+    p.add_argument("--temperature", type=float, default=None)
+    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``eval`` and ``leaderboard`` to the ``tomgym`` command's subparsers."""
+    p = subparsers.add_parser("eval", help="evaluate an agent on envs or a suite (resumable)")
+    p.add_argument("--agent", required=True, help="oracle, random, heuristic:NAME, hf:ID, ...")
+    p.add_argument("--env", action="append", default=[], metavar="ID", help="env ID (repeatable)")
+    p.add_argument("--suite", help="built-in suite name or path to a suite .json")
+    p.add_argument("--out", required=True, help="results directory (rerun to resume)")
+    _add_run_options(p)
+    p.set_defaults(handler=cmd_eval)
+
+    p = subparsers.add_parser(
+        "leaderboard", help="tabulate eval directories, or run a suite for several agents"
+    )
+    p.add_argument("dirs", nargs="*", help="results directories of `tomgym eval`")
+    p.add_argument("--suite", help="run this suite for --agents (default: the suite's agents)")
+    p.add_argument("--agents", help="comma-separated agent specs")
+    p.add_argument("--out", default="leaderboard", help="where to write leaderboard.* and plots/")
+    _add_run_options(p)
+    p.set_defaults(handler=cmd_leaderboard)

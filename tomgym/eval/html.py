@@ -1,0 +1,171 @@
+"""A self-contained HTML leaderboard page: inline CSS and JS, sortable, accuracy by ToM order."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from tomgym.eval.leaderboard import PRIVILEGED_NOTE, Leaderboard, LeaderboardRow, column_label
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 14px; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
+th { background: #f3f3f3; cursor: pointer; user-select: none; }
+th.sorted-asc::after { content: " \\25B2"; } th.sorted-desc::after { content: " \\25BC"; }
+td:first-child, th:first-child { text-align: left; }
+tr.privileged td { background: #fff6dd; }
+th.held-out { background: #e8eefc; }
+.tag { font-size: 11px; background: #f0c040; border-radius: 3px; padding: 0 4px; margin-left: 4px; }
+.bar { display: inline-block; height: 10px; background: #4a7bd0; vertical-align: middle; }
+#errors { color: #b00; }
+"""
+
+_JS = """
+function cellValue(cell) {
+  var v = cell.getAttribute('data-value');
+  if (v === null || v === '') { return null; }
+  var f = parseFloat(v);
+  return isNaN(f) ? v.toLowerCase() : f;
+}
+function sortTable(table, column, th) {
+  var body = table.tBodies[0];
+  var rows = Array.prototype.slice.call(body.rows);
+  var asc = th.classList.contains('sorted-desc');  // first click: descending
+  rows.sort(function (a, b) {
+    var x = cellValue(a.cells[column]), y = cellValue(b.cells[column]);
+    if (x === null) { return 1; } if (y === null) { return -1; }
+    if (x < y) { return asc ? -1 : 1; } if (x > y) { return asc ? 1 : -1; } return 0;
+  });
+  rows.forEach(function (r) { body.appendChild(r); });
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
+    c.classList.remove('sorted-asc', 'sorted-desc');
+  });
+  th.classList.add(asc ? 'sorted-asc' : 'sorted-desc');
+}
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
+    th.addEventListener('click', function () { sortTable(table, column, th); });
+  });
+});
+document.body.setAttribute('data-ready', String(document.querySelectorAll('tr.agent-row').length));
+"""
+
+_ERRORS_JS = """
+window.addEventListener('error', function (e) {
+  var box = document.getElementById('errors');
+  if (box) { box.setAttribute('data-count', String(Number(box.getAttribute('data-count')) + 1));
+             box.textContent += 'error: ' + e.message + '\\n'; }
+});
+"""
+
+
+def _cell(value: float | None, scale: float = 100.0, digits: int = 1, signed: bool = False) -> str:
+    if value is None:
+        return '<td data-value="">-</td>'
+    shown = f"{scale * value:+.{digits}f}" if signed else f"{scale * value:.{digits}f}"
+    return f'<td data-value="{value:.6f}">{shown}</td>'
+
+
+def _agent_cell(row: LeaderboardRow) -> str:
+    tag = f'<span class="tag">{PRIVILEGED_NOTE}</span>' if row.privileged else ""
+    return f'<td data-value="{escape(row.agent)}">{escape(row.agent)}{tag}</td>'
+
+
+def _main_table(board: Leaderboard) -> str:
+    heads = ["agent", "n", "accuracy", "95% CI"]
+    head_html = [f"<th>{h}</th>" for h in heads]
+    for env_id in board.envs:
+        cls = ' class="held-out"' if board.held_out.get(env_id) else ""
+        head_html.append(
+            f'<th{cls} title="{escape(env_id)}">{escape(column_label(board, env_id))}</th>'
+        )
+    head_html += [
+        f"<th>{h}</th>"
+        for h in ("in-dist", "held-out", "gap", "format", "response length", "reasoning")
+    ]
+    body = []
+    for row in board.rows:
+        cls = "agent-row privileged" if row.privileged else "agent-row"
+        ci = "-" if row.ci95 is None else f"{100 * row.ci95[0]:.1f}-{100 * row.ci95[1]:.1f}"
+        cells = [
+            _agent_cell(row),
+            f'<td data-value="{row.n_items}">{row.n_items}</td>',
+            _cell(row.accuracy),
+            f'<td data-value="{row.ci95[0] if row.ci95 else ""}">{ci}</td>',
+        ]
+        cells += [_cell(row.envs.get(e)) for e in board.envs]
+        cells += [
+            _cell(row.in_distribution),
+            _cell(row.held_out),
+            _cell(row.held_out_gap, signed=True),
+            _cell(row.format_rate),
+            _cell(row.response_tokens_mean, scale=1.0, digits=0),
+            _cell(row.reasoning_structure),
+        ]
+        body.append(
+            f'<tr class="{cls}" data-agent="{escape(row.agent)}">' + "".join(cells) + "</tr>"
+        )
+    return (
+        '<table class="sortable" id="leaderboard"><thead><tr>'
+        + "".join(head_html)
+        + "</tr></thead><tbody>"
+        + "\n".join(body)
+        + "</tbody></table>"
+    )
+
+
+def _order_table(board: Leaderboard) -> str:
+    orders = sorted({o for r in board.rows for o in r.by_order}, key=lambda o: (len(o), o))
+    if not orders:
+        return "<p>No ToM orders recorded.</p>"
+    head = "<th>agent</th>" + "".join(f"<th>order {escape(o)}</th>" for o in orders)
+    body = []
+    for row in board.rows:
+        cells = [_agent_cell(row)]
+        for order in orders:
+            value = row.by_order.get(order)
+            if value is None:
+                cells.append('<td data-value="">-</td>')
+            else:
+                bar = f'<span class="bar" style="width:{round(60 * value)}px"></span>'
+                cells.append(f'<td data-value="{value:.6f}">{bar} {100 * value:.1f}</td>')
+        cls = "privileged" if row.privileged else ""
+        body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
+    return (
+        '<table class="sortable" id="by-order"><thead><tr>'
+        + head
+        + "</tr></thead><tbody>"
+        + "\n".join(body)
+        + "</tbody></table>"
+    )
+
+
+def render_html(board: Leaderboard) -> str:
+    """The whole page as one string (no external resources)."""
+    title = f"tomgym leaderboard{': ' + board.suite if board.suite else ''}"
+    data = json.dumps(board.model_dump(mode="json")).replace("</", "<\\/")
+    note = (
+        f'<p>Rows tagged <span class="tag">{PRIVILEGED_NOTE}</span> are privileged agents that are '
+        "given the gold answer (an upper bound, not a model).</p>"
+        if any(r.privileged for r in board.rows)
+        else ""
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>{_CSS}</style><script>{_ERRORS_JS}</script></head>
+<body>
+<h1>{escape(title)}</h1>
+<p>Accuracy in %, 95% Wilson interval. Held-out columns are shaded; gap = in-distribution
+minus held-out. Response length is in tokens where the agent reported them, else words.
+Reasoning = share of responses whose think part is non-trivial and names story entities.
+Click a header to sort.</p>
+{note}
+{_main_table(board)}
+<h2>Accuracy by ToM order</h2>
+{_order_table(board)}
+<pre id="errors" data-count="0"></pre>
+<script type="application/json" id="leaderboard-data">{data}</script>
+<script>{_JS}</script>
+</body></html>
+"""

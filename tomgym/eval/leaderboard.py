@@ -1,0 +1,212 @@
+"""Leaderboards: run summaries as one table (Markdown, JSON, HTML, plots); or run a suite first."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tomgym.eval.metrics import Summary, wilson_interval
+from tomgym.eval.store import SUMMARY_FILE, read_metadata, write_json
+
+PRIVILEGED_NOTE = "sees gold"
+
+
+class LeaderboardRow(BaseModel):
+    """One agent's run, reduced to the numbers a table shows."""
+
+    agent: str
+    privileged: bool = False
+    directory: str
+    n_items: int
+    accuracy: float | None
+    ci95: tuple[float, float] | None = None
+    envs: dict[str, float | None] = Field(default_factory=dict, description="Accuracy per env.")
+    in_distribution: float | None = None
+    held_out: float | None = None
+    held_out_gap: float | None = None
+    by_order: dict[str, float] = Field(default_factory=dict)
+    format_rate: float | None = None
+    response_tokens_mean: float | None = None
+    response_tokens_source: str | None = None
+    reasoning_structure: float | None = None
+
+
+class Leaderboard(BaseModel):
+    """``leaderboard.json``: the envs (columns, held-out marked) and one row per run."""
+
+    suite: str | None = None
+    envs: list[str]
+    labels: dict[str, str] = Field(default_factory=dict)
+    held_out: dict[str, bool] = Field(default_factory=dict)
+    rows: list[LeaderboardRow]
+
+
+def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
+    hits = sum(round(e.accuracy * e.n) for e in summary.envs.values())
+    n = summary.n_items
+    order_hits: dict[str, list[int]] = {}
+    for env in summary.envs.values():
+        for order, stats in env.by_order.items():
+            bucket = order_hits.setdefault(order, [0, 0])
+            bucket[0] += round(stats.accuracy * stats.n)
+            bucket[1] += stats.n
+    envs = list(summary.envs.values())
+    total = sum(e.n for e in envs) or 1
+    return LeaderboardRow(
+        agent=summary.agent,
+        privileged=summary.privileged,
+        directory=directory,
+        n_items=n,
+        accuracy=summary.accuracy,
+        ci95=wilson_interval(hits, n) if n else None,
+        envs={env_id: e.accuracy for env_id, e in summary.envs.items()},
+        in_distribution=summary.in_distribution_accuracy,
+        held_out=summary.held_out_accuracy,
+        held_out_gap=summary.held_out_gap,
+        by_order={k: h / m for k, (h, m) in sorted(order_hits.items()) if m},
+        format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
+        response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
+        if envs
+        else None,
+        response_tokens_source="/".join(sorted({e.response_tokens_source for e in envs})) or None,
+        reasoning_structure=sum(e.reasoning_structure * e.n for e in envs) / total
+        if envs
+        else None,
+    )
+
+
+def load_summary(directory: str | os.PathLike[str]) -> Summary:
+    """A run's summary (rebuilt from its records when ``summary.json`` is missing)."""
+    path = Path(directory) / SUMMARY_FILE
+    if path.exists():
+        return Summary.model_validate_json(path.read_text(encoding="utf-8"))
+    from tomgym.eval.runner import summarise_dir
+
+    return summarise_dir(directory)
+
+
+def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
+    """One leaderboard from run directories; columns are the union of their envs, in order."""
+    if not directories:
+        raise ValueError("no result directories given")
+    rows: list[LeaderboardRow] = []
+    envs: list[str] = []
+    held_out: dict[str, bool] = {}
+    labels: dict[str, str] = {}
+    suites = set()
+    for directory in directories:
+        summary = load_summary(directory)
+        metadata = read_metadata(directory)
+        suites.add(summary.suite)
+        rows.append(row_from_summary(summary, str(directory)))
+        for env_id, env in summary.envs.items():
+            if env_id not in envs:
+                envs.append(env_id)
+            held_out[env_id] = held_out.get(env_id, False) or env.held_out
+        if metadata is not None and metadata.suite:
+            labels.update(_suite_labels(metadata.suite))
+    rows.sort(key=lambda r: (r.accuracy is None, -(r.accuracy or 0.0), r.agent))
+    suite = suites.pop() if len(suites) == 1 else None
+    return Leaderboard(suite=suite, envs=envs, labels=labels, held_out=held_out, rows=rows)
+
+
+def _suite_labels(suite: str) -> dict[str, str]:
+    from tomgym.eval.suites import SuiteError, load_suite
+
+    try:
+        loaded = load_suite(suite, check_ids=False)
+    except SuiteError:
+        return {}
+    return {e.id: e.label for e in loaded.envs if e.label}
+
+
+def column_label(board: Leaderboard, env_id: str) -> str:
+    label = board.labels.get(env_id) or re.sub(r"^ToM-|-v\d+$", "", env_id)
+    return label + (" (held out)" if board.held_out.get(env_id) else "")
+
+
+def agent_label(row: LeaderboardRow) -> str:
+    return f"{row.agent} ({PRIVILEGED_NOTE})" if row.privileged else row.agent
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _gap(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}"
+
+
+def to_markdown(board: Leaderboard) -> str:
+    """The leaderboard as a Markdown table (accuracy in %, best first)."""
+    header = ["agent", "n", "acc", "95% CI"]
+    header += [column_label(board, e) for e in board.envs]
+    header += ["in-dist", "held-out", "gap", "format", "len", "reasoning"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in board.rows:
+        ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
+        cells = [agent_label(row), str(row.n_items), _pct(row.accuracy), ci]
+        cells += [_pct(row.envs.get(e)) for e in board.envs]
+        cells += [
+            _pct(row.in_distribution),
+            _pct(row.held_out),
+            _gap(row.held_out_gap),
+            _pct(row.format_rate),
+            "-" if row.response_tokens_mean is None else f"{row.response_tokens_mean:.0f}",
+            _pct(row.reasoning_structure),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = ["", "Accuracy in %; gap = in-distribution minus held-out (points)."]
+    if any(r.privileged for r in board.rows):
+        notes.append(
+            f"Rows marked ({PRIVILEGED_NOTE}) are privileged agents, given the gold answer."
+        )
+    return "\n".join(lines + notes) + "\n"
+
+
+def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Write leaderboard.md/.json/.html and the plots; returns what was written (and skipped)."""
+    from tomgym.eval.html import render_html
+    from tomgym.eval.plots import PlotsUnavailable, write_plots
+
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Any] = {}
+    (directory / "leaderboard.md").write_text(to_markdown(board), encoding="utf-8")
+    write_json(directory / "leaderboard.json", board)
+    (directory / "leaderboard.html").write_text(render_html(board), encoding="utf-8")
+    written["files"] = [str(directory / f"leaderboard.{x}") for x in ("md", "json", "html")]
+    try:
+        written["plots"] = [str(p) for p in write_plots(board, directory / "plots")]
+    except PlotsUnavailable as exc:
+        written["plots_skipped"] = str(exc)
+    return written
+
+
+def safe_name(agent: str) -> str:
+    """A directory name for an agent spec (``hf:org/model`` -> ``hf_org_model``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", agent).strip("_") or "agent"
+
+
+def run_suite(
+    suite: str,
+    agents: Sequence[str],
+    out: str | os.PathLike[str],
+    **evaluate_kwargs: Any,
+) -> Leaderboard:
+    """Evaluate each agent on the suite into ``out/runs/<agent>`` (resumable) and tabulate."""
+    from tomgym.eval.runner import evaluate
+
+    if not agents:
+        raise ValueError("no agents given")
+    directories = []
+    for agent in agents:
+        directory = Path(out) / "runs" / safe_name(agent)
+        evaluate(agent, suite=suite, out=directory, **evaluate_kwargs)
+        directories.append(directory)
+    return collect(directories)

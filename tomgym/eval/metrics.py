@@ -1,0 +1,309 @@
+"""Metrics over scored records: Wilson intervals, slices, macro-F1, length, reasoning structure."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tomgym.answers import parse_response, words
+from tomgym.eval.store import ResultRecord
+
+Z95 = 1.959963984540054
+MIN_THINK_WORDS = 8
+"""A think part shorter than this is trivial, whatever it names."""
+MIN_THINK_ENTITIES = 2
+LABEL_FAMILIES = frozenset({"opentom"})
+"""Families whose answers are class labels, scored by macro-F1 as well as accuracy."""
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:_[a-z]+)*\b")
+_NOT_NAMES = frozenset(
+    [
+        "The",
+        "A",
+        "An",
+        "He",
+        "She",
+        "They",
+        "It",
+        "Then",
+        "After",
+        "Before",
+        "When",
+        "While",
+        "Where",
+        "What",
+        "Who",
+        "Which",
+        "How",
+        "Question",
+        "Story",
+        "Answer",
+        "One",
+        "Two",
+        "Three",
+        "Later",
+        "Meanwhile",
+        "Finally",
+        "First",
+        "Next",
+        "Yes",
+        "No",
+        "I",
+        "We",
+        "You",
+        "His",
+        "Her",
+        "Their",
+        "This",
+        "That",
+        "There",
+        "These",
+        "Those",
+        "Both",
+        "Everyone",
+        "Someone",
+        "Nobody",
+        "Inside",
+    ]
+)
+
+
+class SliceStats(BaseModel):
+    n: int
+    accuracy: float
+    ci95: tuple[float, float]
+
+
+class EnvSummary(BaseModel):
+    """The numbers for one env of one run."""
+
+    n: int
+    accuracy: float
+    ci95: tuple[float, float]
+    held_out: bool = False
+    format_rate: float
+    mean_reward: float
+    failed: int = 0
+    response_tokens_mean: float
+    response_tokens_median: float
+    response_tokens_source: str = Field(
+        description="'completion_tokens' when the agent reported them all, else 'words'."
+    )
+    reasoning_structure: float = Field(
+        description=f"Share of responses whose think part has >= {MIN_THINK_WORDS} words and "
+        f"names >= {MIN_THINK_ENTITIES} story entities."
+    )
+    macro_f1: float | None = None
+    by_order: dict[str, SliceStats] = Field(default_factory=dict)
+    by_question_type: dict[str, SliceStats] = Field(default_factory=dict)
+    by_story_type: dict[str, SliceStats] = Field(default_factory=dict)
+    by_deception: dict[str, SliceStats] = Field(default_factory=dict)
+    by_length: dict[str, SliceStats] = Field(default_factory=dict)
+
+
+class Summary(BaseModel):
+    """``summary.json``: per-env numbers plus the in-distribution vs held-out gap."""
+
+    agent: str
+    agent_description: dict[str, Any] = Field(default_factory=dict)
+    privileged: bool = False
+    suite: str | None = None
+    n_items: int
+    accuracy: float | None = None
+    envs: dict[str, EnvSummary]
+    in_distribution_accuracy: float | None = None
+    held_out_accuracy: float | None = None
+    held_out_gap: float | None = Field(
+        default=None, description="Mean env accuracy in-distribution minus held-out."
+    )
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion ((0, 1) when n is 0)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def slice_stats(records: Sequence[ResultRecord]) -> SliceStats:
+    hits = sum(r.correct for r in records)
+    n = len(records)
+    return SliceStats(n=n, accuracy=hits / n if n else 0.0, ci95=wilson_interval(hits, n))
+
+
+def by_slice(
+    records: Iterable[ResultRecord], key: Callable[[ResultRecord], object]
+) -> dict[str, SliceStats]:
+    """Stats per value of ``key`` (records whose key is None are left out)."""
+    groups: dict[str, list[ResultRecord]] = defaultdict(list)
+    for record in records:
+        value = key(record)
+        if value is not None:
+            groups[str(value)].append(record)
+    return {k: slice_stats(groups[k]) for k in sorted(groups, key=_natural)}
+
+
+def _natural(value: str) -> tuple[int, float | str]:
+    try:
+        return (0, float(value))
+    except ValueError:
+        return (1, value)
+
+
+def macro_f1(predictions: Sequence[str | None], golds: Sequence[str]) -> float:
+    """Macro-F1 over the gold labels (a missing or unknown prediction counts against its gold)."""
+    labels = sorted(set(golds))
+    if not labels:
+        return 0.0
+    scores = []
+    for label in labels:
+        tp = sum(p == label and g == label for p, g in zip(predictions, golds, strict=True))
+        fp = sum(p == label and g != label for p, g in zip(predictions, golds, strict=True))
+        fn = sum(p != label and g == label for p, g in zip(predictions, golds, strict=True))
+        scores.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return sum(scores) / len(scores)
+
+
+def normalise_label(text: str | None) -> str | None:
+    """An answer as a label: its normalised words joined, or None when empty."""
+    if text is None:
+        return None
+    joined = " ".join(words(text))
+    return joined or None
+
+
+def label_macro_f1(records: Sequence[ResultRecord]) -> float | None:
+    """Macro-F1 over normalised answers for class-label items (choice, yes/no); else None."""
+    labelled = [r for r in records if r.answer_type in ("choice", "yes_no") and r.gold]
+    if not labelled:
+        return None
+    golds = [normalise_label(r.gold) or "" for r in labelled]
+    predictions = []
+    for record in labelled:
+        answer = normalise_label(record.answer)
+        if answer is not None and record.answer_type == "yes_no":
+            answer = answer.split()[0]
+        predictions.append(answer)
+    return macro_f1(predictions, golds)
+
+
+def story_entities(story: str, candidates: Sequence[str] = ()) -> set[str]:
+    """Names, containers and objects of a story, as normalised phrases.
+
+    Candidates present in the story plus capitalised words that are not sentence furniture.
+    """
+    story_words = " " + " ".join(words(story)) + " "
+    found = set()
+    for candidate in candidates:
+        phrase = " ".join(words(candidate))
+        if phrase and f" {phrase} " in story_words:
+            found.add(phrase)
+    for match in _CAPITALISED.findall(story):
+        if match not in _NOT_NAMES:
+            phrase = " ".join(words(match))
+            if phrase:
+                found.add(phrase)
+    return found
+
+
+def think_features(
+    response: str, prefill: str, story: str, candidates: Sequence[str] = ()
+) -> tuple[int, int]:
+    """(words in the think part, distinct story entities it names); (0, 0) without one."""
+    think = parse_response(response, prefill).think
+    if not think:
+        return (0, 0)
+    think_words = words(think)
+    text = " " + " ".join(think_words) + " "
+    named = sum(f" {e} " in text for e in story_entities(story, candidates))
+    return (len(think_words), named)
+
+
+def is_structured(record: ResultRecord) -> bool:
+    return record.think_words >= MIN_THINK_WORDS and record.think_entities >= MIN_THINK_ENTITIES
+
+
+def response_lengths(records: Sequence[ResultRecord]) -> tuple[list[int], str]:
+    """Response lengths in tokens when every record has them, else in words (and which)."""
+    reported = [r.completion_tokens for r in records]
+    # Agents without a tokenizer may report 0 tokens for a non-empty text: that is "unknown".
+    if records and all(t is not None for t in reported) and any(reported):
+        return [int(r.completion_tokens or 0) for r in records], "completion_tokens"
+    return [r.response_words for r in records], "words"
+
+
+def summarise_env(records: Sequence[ResultRecord], held_out: bool = False) -> EnvSummary:
+    n = len(records)
+    base = slice_stats(records)
+    lengths, source = response_lengths(records)
+    return EnvSummary(
+        n=n,
+        accuracy=base.accuracy,
+        ci95=base.ci95,
+        held_out=held_out,
+        format_rate=sum(r.format_ok for r in records) / n if n else 0.0,
+        mean_reward=sum(r.reward for r in records) / n if n else 0.0,
+        failed=sum(r.failed for r in records),
+        response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
+        response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
+        response_tokens_source=source,
+        reasoning_structure=sum(map(is_structured, records)) / n if n else 0.0,
+        by_order=by_slice(records, lambda r: r.order),
+        by_question_type=by_slice(records, lambda r: r.question_type),
+        by_story_type=by_slice(records, lambda r: r.story_type),
+        by_deception=by_slice(records, lambda r: r.deception),
+        by_length=by_slice(records, lambda r: r.length),
+    )
+
+
+def summarise(
+    records: Sequence[ResultRecord],
+    env_ids: Sequence[str],
+    held_out: dict[str, bool],
+    families: dict[str, str],
+    *,
+    agent: str,
+    agent_description: dict[str, Any] | None = None,
+    privileged: bool = False,
+    suite: str | None = None,
+) -> Summary:
+    """The run's summary, envs in ``env_ids`` order (envs without records are left out)."""
+    grouped: dict[str, list[ResultRecord]] = defaultdict(list)
+    for record in records:
+        grouped[record.env_id].append(record)
+    envs: dict[str, EnvSummary] = {}
+    for env_id in env_ids:
+        rows = grouped.get(env_id, [])
+        if not rows:
+            continue
+        summary = summarise_env(rows, held_out.get(env_id, False))
+        if families.get(env_id) in LABEL_FAMILIES:
+            summary.macro_f1 = label_macro_f1(rows)
+        envs[env_id] = summary
+    inside = [s.accuracy for s in envs.values() if not s.held_out]
+    outside = [s.accuracy for s in envs.values() if s.held_out]
+    in_acc = statistics.fmean(inside) if inside else None
+    out_acc = statistics.fmean(outside) if outside else None
+    total = sum(s.n for s in envs.values())
+    return Summary(
+        agent=agent,
+        agent_description=agent_description or {},
+        privileged=privileged,
+        suite=suite,
+        n_items=total,
+        accuracy=sum(r.correct for r in records) / len(records) if records else None,
+        envs=envs,
+        in_distribution_accuracy=in_acc,
+        held_out_accuracy=out_acc,
+        held_out_gap=in_acc - out_acc if in_acc is not None and out_acc is not None else None,
+    )

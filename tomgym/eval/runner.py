@@ -1,0 +1,442 @@
+"""Evaluate an agent on envs or a suite: batched, scored by the env itself, resumable."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from tomgym.agents.base import Agent, Episode, Response, make_agent
+from tomgym.env import ToMEnv
+from tomgym.eval.metrics import Summary, summarise, think_features
+from tomgym.eval.store import (
+    METADATA_FILE,
+    SUMMARY_FILE,
+    EnvPlan,
+    ResultRecord,
+    ResultsStore,
+    RunMetadata,
+    read_metadata,
+    write_json,
+)
+from tomgym.registry import ToMEnvSpec, get_spec
+
+DEFAULT_N = 100
+DEFAULT_BATCH_SIZE = 8
+DEFAULT_SPLIT = "test"
+
+
+class RunConflictError(ValueError):
+    """The output directory holds a run that differs in what matters (agent, seed, kwargs)."""
+
+
+@dataclass
+class EnvTarget:
+    """One env of a run, resolved: the kwargs it is made with and how many items it serves."""
+
+    env_id: str
+    kwargs: dict[str, Any]
+    held_out: bool
+    n: int
+    spec: ToMEnvSpec
+    env: ToMEnv | None = field(default=None, repr=False)
+
+    def plan(self) -> EnvPlan:
+        return EnvPlan(
+            env_id=self.env_id,
+            kwargs=self.kwargs,
+            held_out=self.held_out,
+            n=self.n,
+            spec=self.spec.model_dump(mode="json"),
+        )
+
+
+def open_env(
+    env_id: str, kwargs: dict[str, Any], split: str | None
+) -> tuple[ToMEnv, dict[str, Any]]:
+    """Make the env, trying ``split`` when the caller did not set one; returns the kwargs used.
+
+    An env that takes no split (TypeError) or not this one (ValueError) is made without it.
+    """
+    import tomgym
+
+    if split is None or "split" in kwargs:
+        return tomgym.make(env_id, **kwargs), dict(kwargs)
+    try:
+        return tomgym.make(env_id, **kwargs, split=split), {**kwargs, "split": split}
+    except (TypeError, ValueError) as exc:
+        env = tomgym.make(env_id, **kwargs)
+        print(
+            f"tomgym eval: {env_id} does not take split={split!r} ({exc}); using its own default",
+            file=sys.stderr,
+        )
+        return env, dict(kwargs)
+
+
+def resolve_targets(
+    env_ids: Sequence[str] | None,
+    suite: str | os.PathLike[str] | None,
+    n: int | None,
+    split: str | None,
+    env_kwargs: dict[str, Any] | None,
+) -> tuple[list[EnvTarget], str | None, int | None]:
+    """The envs of a run (from IDs or a suite), made once; also the suite's name and seed."""
+    from tomgym.eval.suites import load_suite
+
+    if (env_ids is None) == (suite is None):
+        raise ValueError("give either envs (env IDs) or a suite, not both and not neither")
+    entries: list[tuple[str, dict[str, Any], bool | None, int | None]]
+    suite_name: str | None = None
+    suite_seed: int | None = None
+    if suite is not None:
+        loaded = load_suite(suite)
+        suite_name, suite_seed = loaded.name, loaded.seed
+        default_n = n if n is not None else loaded.n
+        split = split if split is not None else loaded.split
+        entries = [
+            (e.id, {**e.kwargs, **(env_kwargs or {})}, e.held_out, n if n is not None else e.n)
+            for e in loaded.envs
+        ]
+    else:
+        assert env_ids is not None
+        if not env_ids:
+            raise ValueError("no env IDs given")
+        default_n = n if n is not None else DEFAULT_N
+        entries = [(i, dict(env_kwargs or {}), None, None) for i in env_ids]
+    targets = []
+    for env_id, kwargs, held_out, env_n in entries:
+        spec = get_spec(env_id)
+        env, used = open_env(env_id, kwargs, split)
+        wanted = env_n if env_n is not None else default_n
+        size = env.size
+        targets.append(
+            EnvTarget(
+                env_id=env_id,
+                kwargs=used,
+                held_out=spec.held_out if held_out is None else held_out,
+                n=min(wanted, size) if size is not None else wanted,
+                spec=spec,
+                env=env,
+            )
+        )
+    return targets, suite_name, suite_seed
+
+
+def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged: bool) -> Episode:
+    """What the agent sees of item ``index`` (the gold answer only for privileged agents)."""
+    prompt, info = env.reset(options={"index": index})
+    item = env.current_item
+    assert item is not None
+    return Episode(
+        env_id=env_id,
+        item_id=info["item_id"],
+        prompt=prompt,
+        messages=info["messages"],
+        prefill=info["prefill"],
+        story=item.story,
+        question=item.question,
+        candidates=tuple(item.candidates),
+        answer_type=item.answer_type,
+        family=family,
+        order=item.order,
+        gold=item.gold_text if privileged else None,
+    )
+
+
+def score_response(
+    env: ToMEnv, episode: Episode, index: int, response: Response, held_out: bool, seconds: float
+) -> ResultRecord:
+    """Score one response with the env itself (a fresh reset of the same index, then step)."""
+    env.reset(options={"index": index})
+    item = env.current_item
+    assert item is not None
+    text = response.text if isinstance(response.text, str) else ""
+    _, reward, _, _, info = env.step(text)
+    think_words, think_entities = think_features(text, episode.prefill, item.story, item.candidates)
+    metadata = item.metadata
+    story_type = metadata.get("story_type")
+    deception = metadata.get("deception")
+    length = metadata.get("length")
+    return ResultRecord(
+        env_id=episode.env_id,
+        index=index,
+        item_id=item.id,
+        order=item.order,
+        question_type=item.question_type,
+        answer_type=item.answer_type,
+        held_out=held_out,
+        prompt=episode.prompt,
+        response=text,
+        answer=info["answer"],
+        gold=info["gold"] if isinstance(info["gold"], str) else item.gold_text,
+        correct=bool(info["correct"]),
+        verdict=info["verdict"],
+        format_ok=bool(info["format_ok"]),
+        reward=float(reward),
+        reward_parts={k: float(v) for k, v in info["reward_parts"].items()},
+        prompt_tokens=response.prompt_tokens,
+        completion_tokens=response.completion_tokens,
+        response_words=len(text.split()),
+        think_words=think_words,
+        think_entities=think_entities,
+        seconds=response.seconds if response.seconds is not None else seconds,
+        failed=response.failed,
+        error=response.error,
+        story_type=str(story_type) if story_type is not None else None,
+        deception=deception if isinstance(deception, bool) else None,
+        length=length if isinstance(length, int) and not isinstance(length, bool) else None,
+    )
+
+
+def run_batch(
+    agent: Agent, env: ToMEnv, env_id: str, indices: Sequence[int], family: str, held_out: bool
+) -> list[ResultRecord]:
+    """Ask the agent one batch of items and score every response."""
+    episodes = [build_episode(env, env_id, i, family, agent.privileged) for i in indices]
+    start = time.perf_counter()
+    responses = agent.act(episodes)
+    elapsed = time.perf_counter() - start
+    if len(responses) != len(episodes):
+        raise RuntimeError(
+            f"agent {agent.spec!r} returned {len(responses)} responses for {len(episodes)} episodes"
+        )
+    share = elapsed / max(1, len(episodes))
+    return [
+        score_response(env, ep, i, r, held_out, share)
+        for ep, i, r in zip(episodes, indices, responses, strict=True)
+    ]
+
+
+class Progress:
+    """A progress line on stderr: ``\\r`` updates on a TTY, else one line per env at its end."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None, quiet: bool = False):
+        self.label, self.total = label, total
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.tty = self.stream.isatty()
+        self.done = self.hits = 0
+        self.start = time.monotonic()
+
+    def update(self, records: Iterable[ResultRecord]) -> None:
+        for record in records:
+            self.done += 1
+            self.hits += record.correct
+        if self.tty and not self.quiet:
+            self.stream.write("\r" + self.line())
+            self.stream.flush()
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        width = 24
+        filled = int(width * self.done / self.total) if self.total else width
+        accuracy = self.hits / self.done if self.done else 0.0
+        eta_text = "?" if eta != eta else _duration(eta)
+        return (
+            f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+            f"acc {accuracy:.3f} elapsed {_duration(elapsed)} eta {eta_text}"
+        )
+
+    def close(self) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\n")
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def git_revision() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _merge_plans(old: RunMetadata | None, new: list[EnvPlan]) -> list[EnvPlan]:
+    if old is None:
+        return new
+    merged = {p.env_id: p for p in old.envs}
+    for plan in new:
+        previous = merged.get(plan.env_id)
+        n = max(plan.n, previous.n) if previous else plan.n
+        merged[plan.env_id] = plan.model_copy(update={"n": n})
+    return list(merged.values())
+
+
+def evaluate(
+    agent: str | Agent,
+    envs: Sequence[str] | None = None,
+    *,
+    suite: str | os.PathLike[str] | None = None,
+    n: int | None = None,
+    seed: int | None = None,
+    out: str | os.PathLike[str],
+    split: str | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    workers: int = 1,
+    ray_address: str | None = None,
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+    agent_options: dict[str, Any] | None = None,
+    quiet: bool = False,
+) -> Summary:
+    """Evaluate ``agent`` (a spec string or an Agent) and write ``out``/results, metadata, summary.
+
+    Items are indices ``0..n-1`` of each env (capped at its size). ``split`` is passed to envs
+    that take one (default: ``test`` for env IDs, the suite's own split for a suite).
+    ``seed`` goes to the agent (default: the suite's seed, else 0). Rerunning on the same
+    ``out`` resumes: items already recorded are skipped. ``workers > 1`` or ``ray_address``
+    runs agent replicas as Ray actors.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if suite is None and split is None:
+        split = DEFAULT_SPLIT
+    targets, suite_name, suite_seed = resolve_targets(envs, suite, n, split, env_kwargs)
+    run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
+    sampling = {
+        k: v
+        for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens))
+        if v is not None
+    }
+    spec = agent if isinstance(agent, str) else agent.spec
+    directory = Path(out)
+    old = read_metadata(directory)
+    metadata = RunMetadata(
+        tomgym_version=_version(),
+        git_revision=git_revision(),
+        agent=spec,
+        privileged=False,
+        sampling=sampling,
+        seed=run_seed,
+        n=max(t.n for t in targets),
+        suite=suite_name,
+        envs=_merge_plans(old, [t.plan() for t in targets]),
+        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+    if old is not None:
+        problems = metadata.conflicts(old)
+        if problems:
+            raise RunConflictError(
+                f"{directory} holds a different run; use another --out or delete it. "
+                + "; ".join(problems)
+            )
+        metadata = metadata.model_copy(update={"created": old.created})
+    store = ResultsStore(directory)
+    records = store.load()
+    done = {r.key for r in records}
+    pending = {t.env_id: [i for i in range(t.n) if (t.env_id, i) not in done] for t in targets}
+    options = {"seed": run_seed, **sampling, **(agent_options or {})}
+    built: Agent | None = agent if not isinstance(agent, str) else None
+    distributed = workers > 1 or ray_address is not None
+    if any(pending.values()) and built is None and not distributed:
+        built = make_agent(agent, **options) if isinstance(agent, str) else None
+    if built is not None:
+        metadata = metadata.model_copy(
+            update={"agent_description": built.describe(), "privileged": built.privileged}
+        )
+    elif old is not None:
+        metadata = metadata.model_copy(
+            update={"agent_description": old.agent_description, "privileged": old.privileged}
+        )
+    write_json(directory / METADATA_FILE, metadata)
+
+    if distributed:
+        from tomgym.eval.distributed import run_distributed
+
+        info = run_distributed(
+            agent if built is None else built,
+            options,
+            targets,
+            pending,
+            store,
+            batch_size=batch_size,
+            workers=max(1, workers),
+            address=ray_address,
+            quiet=quiet,
+        )
+        if info:
+            metadata = metadata.model_copy(update=info)
+            write_json(directory / METADATA_FILE, metadata)
+    else:
+        assert built is not None or not any(pending.values())
+        for target in targets:
+            todo = pending[target.env_id]
+            progress = Progress(target.env_id, target.n, quiet=quiet)
+            progress.done = target.n - len(todo)
+            progress.hits = sum(r.correct for r in records if r.env_id == target.env_id)
+            env = target.env
+            assert env is not None
+            for start in range(0, len(todo), batch_size):
+                assert built is not None
+                batch = todo[start : start + batch_size]
+                fresh = run_batch(
+                    built, env, target.env_id, batch, target.spec.family, target.held_out
+                )
+                store.append(fresh)
+                progress.update(fresh)
+            progress.close()
+    return finish(directory, metadata)
+
+
+def finish(directory: Path, metadata: RunMetadata) -> Summary:
+    """Rewrite results in canonical order (env order, then index) and write ``summary.json``."""
+    store = ResultsStore(directory)
+    records = store.load()
+    position = {p.env_id: k for k, p in enumerate(metadata.envs)}
+    unique = {r.key: r for r in records}
+    ordered = sorted(
+        unique.values(), key=lambda r: (position.get(r.env_id, len(position)), r.env_id, r.index)
+    )
+    if [r.key for r in ordered] != [r.key for r in records]:
+        store.rewrite(ordered)
+    summary = summarise(
+        ordered,
+        [p.env_id for p in metadata.envs],
+        {p.env_id: p.held_out for p in metadata.envs},
+        {p.env_id: str(p.spec.get("family", "custom")) for p in metadata.envs},
+        agent=metadata.agent,
+        agent_description=metadata.agent_description,
+        privileged=metadata.privileged,
+        suite=metadata.suite,
+    )
+    write_json(directory / SUMMARY_FILE, summary)
+    return summary
+
+
+def summarise_dir(directory: str | os.PathLike[str]) -> Summary:
+    """Rebuild ``summary.json`` of a results directory from its records."""
+    metadata = read_metadata(directory)
+    if metadata is None:
+        raise FileNotFoundError(f"{directory}: no {METADATA_FILE} (not a tomgym eval directory)")
+    return finish(Path(directory), metadata)
+
+
+def _version() -> str:
+    import tomgym
+
+    return tomgym.__version__

@@ -1,0 +1,183 @@
+"""An evaluation run on disk: ``results.jsonl``, ``metadata.json`` and ``summary.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RESULTS_FILE = "results.jsonl"
+METADATA_FILE = "metadata.json"
+SUMMARY_FILE = "summary.json"
+
+
+class ResultRecord(BaseModel):
+    """One scored item: what was asked, what came back, how the env's scorer judged it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    env_id: str
+    index: int
+    item_id: str
+    order: int | None = None
+    question_type: str = "belief"
+    answer_type: str = "choice"
+    held_out: bool = False
+    prompt: str = ""
+    response: str = ""
+    answer: str | None = None
+    gold: str | None = None
+    correct: bool = False
+    verdict: str | None = None
+    format_ok: bool = False
+    reward: float = 0.0
+    reward_parts: dict[str, float] = Field(default_factory=dict)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    response_words: int = 0
+    think_words: int = 0
+    think_entities: int = Field(
+        default=0, description="Distinct story entities the think part names."
+    )
+    seconds: float | None = None
+    failed: bool = False
+    error: str | None = None
+    story_type: str | None = None
+    deception: bool | None = None
+    length: int | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.env_id, self.index)
+
+
+class EnvPlan(BaseModel):
+    """One env of a run as metadata records it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    env_id: str
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    held_out: bool = False
+    n: int
+    spec: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunMetadata(BaseModel):
+    """What produced a results directory; a resumed run must agree on what matters."""
+
+    tomgym_version: str
+    git_revision: str | None = None
+    agent: str
+    agent_description: dict[str, Any] = Field(default_factory=dict)
+    privileged: bool = False
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    seed: int
+    n: int
+    suite: str | None = None
+    envs: list[EnvPlan]
+    created: str
+
+    def conflicts(self, other: RunMetadata) -> list[str]:
+        """What differs between two runs in a way that makes their results incomparable."""
+        problems = []
+        if self.agent != other.agent:
+            problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
+        if self.seed != other.seed:
+            problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
+        if self.sampling != other.sampling:
+            problems.append(f"sampling: {self.sampling} here, {other.sampling} in the directory")
+        theirs = {e.env_id: e for e in other.envs}
+        for env in self.envs:
+            old = theirs.get(env.env_id)
+            if old is not None and old.kwargs != env.kwargs:
+                problems.append(
+                    f"env kwargs of {env.env_id}: {env.kwargs} here, {old.kwargs} in the directory"
+                )
+            if old is not None and old.held_out != env.held_out:
+                problems.append(f"held-out marking of {env.env_id} differs")
+        return problems
+
+
+class ResultsStore:
+    """Append-only ``results.jsonl`` with crash-safe resume (a torn last line is dropped)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / RESULTS_FILE
+
+    def load(self) -> list[ResultRecord]:
+        """Every complete record; a torn last line (a killed run) is cut off the file."""
+        if not self.path.exists():
+            return []
+        raw = self.path.read_bytes()
+        records: list[ResultRecord] = []
+        good_end = 0
+        position = 0
+        for line in raw.splitlines(keepends=True):
+            position += len(line)
+            if not line.strip():
+                good_end = position
+                continue
+            complete = line.endswith(b"\n")
+            try:
+                record = ResultRecord.model_validate_json(line)
+            except ValueError:
+                if complete and position < len(raw):
+                    raise ValueError(
+                        f"{self.path}: a corrupt record in the middle of the file "
+                        f"(byte {position - len(line)}); fix or delete it"
+                    ) from None
+                break  # the torn last line of an interrupted run: redo that item
+            if not complete:
+                break
+            records.append(record)
+            good_end = position
+        if good_end < len(raw):
+            with self.path.open("r+b") as handle:
+                handle.truncate(good_end)
+        return records
+
+    def append(self, records: Iterable[ResultRecord]) -> None:
+        """Write records and make them durable before returning."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(record.model_dump_json() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def rewrite(self, records: Sequence[ResultRecord]) -> None:
+        """Replace the file atomically (canonical order after a run)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(record.model_dump_json() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path)
+
+
+def read_metadata(directory: str | os.PathLike[str]) -> RunMetadata | None:
+    path = Path(directory) / METADATA_FILE
+    if not path.exists():
+        return None
+    return RunMetadata.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def write_json(path: Path, payload: BaseModel | dict[str, Any]) -> None:
+    """Write JSON atomically, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = (
+        payload.model_dump_json(indent=2)
+        if isinstance(payload, BaseModel)
+        else json.dumps(payload, indent=2, default=str)
+    )
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    os.replace(tmp, path)
