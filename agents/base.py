@@ -1,4 +1,4 @@
-"""The agent protocol: a batch of episodes in, one response per episode out; agents from spec strings."""
+"""The agent protocol: a batch of episodes in, one response each out; agents from spec strings."""
 
 from __future__ import annotations
 
