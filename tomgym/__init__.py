@@ -67,6 +67,10 @@ def _register() -> None:
 
 _register()
 
+from tomgym.plugins import load_plugins  # noqa: E402  (plugins call register_tom_env above)
+
+load_plugins()
+
 __all__ = [
     "REWARD_PRESETS",
     "PROMPT_PRESETS",

@@ -174,8 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=cmd_oracle)
 
+    from tomgym.data_commands import add_commands as add_data_commands
     from tomgym.eval.commands import add_commands as add_eval_commands
 
+    add_data_commands(sub)
     add_eval_commands(sub)
     return parser
 

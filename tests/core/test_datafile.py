@@ -1,0 +1,168 @@
+"""Registering envs from JSONL, CSV and parquet files: mappings, defaults, all-row errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tomgym
+from tomgym.datafile import DataFileError, items_from_rows, load_file_items, register_from_file
+from tomgym.registry import unregister_tom_env
+
+STORY = "1 Anne put the ball in the box.\n2 Anne left the room.\n3 Bob moved the ball to the bag."
+ROWS: list[dict[str, Any]] = [
+    {"text": STORY, "q": "Where will Anne look for the ball?", "gold": "box", "opts": "box|bag"},
+    {"text": STORY, "q": "Where is the ball really?", "gold": "bag", "opts": "box|bag"},
+]
+
+
+@pytest.fixture
+def env_id() -> Iterator[str]:
+    name = "File-ToM-v0"
+    yield name
+    unregister_tom_env(name)
+
+
+def write_jsonl(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_csv_with_mapping_registers_a_playable_env(tmp_path: Path, env_id: str) -> None:
+    path = write_csv(tmp_path / "mine.csv", ROWS)
+    spec = register_from_file(
+        path, env_id, story="text", question="q", answer="gold", candidates="opts", family="mine"
+    )
+    assert (spec.size, spec.family, spec.answer_type) == (2, "mine", "choice")
+    items = tomgym.load_items(env_id)
+    assert [it.id for it in items] == [f"{env_id}-2", f"{env_id}-5"]  # lines the rows start on
+    assert items[0].candidates == ("box", "bag") and items[0].source == "mine"
+    env = tomgym.make(env_id)
+    prompt, _ = env.reset(options={"index": 1})
+    assert "Where is the ball really?" in prompt
+    _, reward, *_ = env.step("<answer>bag</answer>")
+    assert reward == 1.0
+
+
+def test_jsonl_lists_and_default_answer_types(tmp_path: Path, env_id: str) -> None:
+    rows: list[dict[str, Any]] = [
+        {"story": STORY, "question": "Does Anne know where the ball is?", "answer": "no"},
+        {"story": STORY, "question": "Did Bob see Anne leave?", "answer": "Yes", "extra": 7},
+    ]
+    spec = register_from_file(write_jsonl(tmp_path / "yn.jsonl", rows), env_id)
+    assert spec.answer_type == "yes_no"
+    items = tomgym.load_items(env_id)
+    assert items[1].metadata == {"extra": 7, "line": 2}
+    unregister_tom_env(env_id)
+    rows[1]["answer"] = "the bag"
+    rows[0]["opts"] = ["box", "bag"]
+    rows[0]["answer"] = "box"
+    rows[1]["opts"] = None
+    items = load_file_items(
+        write_jsonl(tmp_path / "mixed.jsonl", rows),
+        env_id,
+        {"story": "story", "question": "question", "answer": "answer", "candidates": "opts"},
+    )
+    assert [it.answer_type for it in items] == ["choice", "text"]
+
+
+def test_every_bad_row_is_reported_and_nothing_registered(tmp_path: Path, env_id: str) -> None:
+    rows = [
+        dict(ROWS[0]),
+        {**ROWS[1], "gold": "shelf"},  # not a candidate
+        {**ROWS[0], "q": ""},  # empty required field
+        {**ROWS[0], "order": "two"},
+    ]
+    for row in rows:
+        row.setdefault("order", "1")
+    path = write_csv(tmp_path / "bad.csv", rows)
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(
+            path,
+            env_id,
+            story="text",
+            question="q",
+            answer="gold",
+            candidates="opts",
+            order="order",
+        )
+    problems = [(p.where, p.field) for p in caught.value.problems]
+    # each story spans three lines: rows start on lines 2, 5, 8 and 11
+    assert problems == [("line 5", "<item>"), ("line 8", "question"), ("line 11", "order")]
+    assert "shelf" in str(caught.value) and "nothing was registered" in str(caught.value)
+    assert env_id not in {s.id for s in tomgym.list_envs()}
+
+
+def test_jsonl_syntax_errors_and_missing_columns_by_line(tmp_path: Path, env_id: str) -> None:
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        json.dumps({"story": STORY, "question": "q?", "answer": "box"})
+        + "\n\n{not json\n"
+        + json.dumps({"story": STORY, "answer": "box"})
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(path, env_id)
+    listed = [str(p) for p in caught.value.problems]
+    assert listed[0].startswith("line 3: field '<row>': not JSON")
+    assert listed[1] == "line 4: field 'question': column 'question' is missing"
+
+
+def test_duplicate_ids_and_long_error_lists_are_capped(tmp_path: Path, env_id: str) -> None:
+    rows = [{"key": "same", "story": STORY, "question": "q?", "answer": "box"}] * 30
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(write_jsonl(tmp_path / "dup.jsonl", rows), env_id, id="key")
+    assert len(caught.value.problems) == 29
+    assert "first at line 1" in str(caught.value) and "and 9 more" in str(caught.value)
+
+
+def test_parquet_round_trip(tmp_path: Path, env_id: str) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table(
+        {
+            "story": [STORY, STORY],
+            "question": ["Where will Anne look for the ball?", "Where is the ball really?"],
+            "answer": ["box", "bag"],
+            "choices": [["box", "bag"], ["box", "bag"]],
+            "order": [1, 0],
+            "split": ["val", "val"],
+        }
+    )
+    path = tmp_path / "mine.parquet"
+    pq.write_table(table, path)
+    spec = register_from_file(path, env_id, candidates="choices", order="order", split="split")
+    assert (spec.size, spec.split, spec.orders) == (2, "val", (0, 1))
+    assert tomgym.load_items(env_id)[0].id == f"{env_id}-1"
+
+
+def test_items_from_rows_from_python() -> None:
+    items = items_from_rows(
+        [{"s": STORY, "q": "Who left?", "a": ["Anne"]}],
+        {"story": "s", "question": "q", "answer": "a"},
+        "inline",
+    )
+    assert items[0].answer_type == "names" and items[0].id == "item-1"
+    with pytest.raises(ValueError, match="unknown item field"):
+        items_from_rows([], {"story": "s", "question": "q", "answer": "a", "colour": "c"}, "x")
+
+
+def test_unknown_suffix(tmp_path: Path, env_id: str) -> None:
+    path = tmp_path / "data.txt"
+    path.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown file type"):
+        register_from_file(path, env_id)

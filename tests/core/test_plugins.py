@@ -1,0 +1,79 @@
+"""Plugin discovery through a real installed distribution's entry points."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tomgym
+from tomgym.plugins import load_plugins
+from tomgym.registry import unregister_tom_env
+
+GROUP = "tomgym.envs"
+GOOD = """
+from tomgym import register_tom_env
+
+def register():
+    register_tom_env(
+        "Plugin-ToM-v0",
+        items=[{"id": "p0", "story": "1 Ann put the pen in the box.",
+                "question": "Where is the pen?", "answer": "box", "candidates": ["box", "bag"]}],
+        family="plugin",
+    )
+"""
+BROKEN = 'raise RuntimeError("this plugin is broken on purpose")\n'
+
+
+@pytest.fixture
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A distribution ``tomgym-testplugins`` with one good and one broken entry point."""
+    (tmp_path / "tomgym_testplugin_good.py").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "tomgym_testplugin_broken.py").write_text(BROKEN, encoding="utf-8")
+    info = tmp_path / "tomgym_testplugins-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tomgym-testplugins\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        f"[{GROUP}]\ngood = tomgym_testplugin_good:register\nbroken = tomgym_testplugin_broken\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
+    yield tmp_path
+    unregister_tom_env("Plugin-ToM-v0")
+    for name in ("tomgym_testplugin_good", "tomgym_testplugin_broken"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+def test_good_plugin_loads_and_broken_one_is_isolated(
+    installed: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
+        results = {r.name: r for r in load_plugins(GROUP, force=True)}
+    good, broken = results["good"], results["broken"]
+    assert good.ok and good.registered == ("Plugin-ToM-v0",)
+    assert good.distribution == "tomgym-testplugins"
+    assert not broken.ok and "RuntimeError: this plugin is broken on purpose" in (
+        broken.error or ""
+    )
+    assert "'broken'" in caplog.text and "broken on purpose" in caplog.text
+    env = tomgym.make("Plugin-ToM-v0")
+    prompt, _ = env.reset(options={"index": 0})
+    assert "Where is the pen?" in prompt
+    # loading again skips what already loaded instead of failing on a duplicate ID
+    again = {r.name: r for r in load_plugins(GROUP)}
+    assert again["good"].skipped and not again["broken"].ok
+
+
+def test_plugins_can_be_switched_off(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOMGYM_NO_PLUGINS", "1")
+    assert load_plugins(GROUP, force=True) == []
+
+
+def test_no_entry_points_no_results() -> None:
+    assert load_plugins("tomgym.no-such-group") == []

@@ -1,0 +1,89 @@
+"""The ``data`` and ``register`` subcommands, run through a parser built like the CLI's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tomgym.data_commands import add_commands
+from tomgym.registry import unregister_tom_env
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tomgym")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+def test_status_lists_files_and_envs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["data", "status", "--no-checksums"]) == 0
+    out = capsys.readouterr().out
+    assert "hitom/Hi-ToM_data.json" in out and "ToM-HiToM-Original-v0" in out
+    assert "tomi/clever_hans/val.trace" in out
+
+
+def test_status_checks_checksums(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "hitom").mkdir()
+    (tmp_path / "hitom" / "Hi-ToM_data.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path))
+    assert run(["data", "status"]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "1/" in out
+
+
+def test_fetch_offline_fails_fast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path))
+    assert run(["data", "fetch", "tomi"]) == 1  # ToMi has no direct download URL
+    assert "put its files at" in capsys.readouterr().err
+
+
+def test_splits_have_no_leakage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["data", "splits", "exploretom-structured"]) == 0
+    out = capsys.readouterr().out
+    assert "leakage: 0 stories" in out and "train" in out and "900" in out
+
+
+def test_audit_prints_tables_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "audit.json"
+    assert run(["data", "audit", "hitom-cot", "--out", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    assert "583/600 (97.2%)" in out and "all 17 disagreements" in out
+    saved = json.loads(out_file.read_text(encoding="utf-8"))
+    assert saved[0]["dataset"] == "hitom-cot" and len(saved[0]["disagreements"]) == 17
+
+
+def test_register_validates_and_previews(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "mine.jsonl"
+    row = {"s": "1 Ann put the pen in the box.", "q": "Where is the pen?", "a": "box"}
+    path.write_text(json.dumps(row | {"c": ["box", "bag"]}) + "\n", encoding="utf-8")
+    try:
+        code = run(
+            ["register", str(path), "--id", "Cli-ToM-v0", "--story", "s", "--question", "q"]
+            + ["--answer", "a", "--candidates", "c", "--show", "1"]
+        )
+        assert code == 0
+    finally:
+        unregister_tom_env("Cli-ToM-v0")
+    out = capsys.readouterr().out
+    assert '"id": "Cli-ToM-v0"' in out and "Where is the pen?" in out
+    assert "only for this process" in out
+
+
+def test_register_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("story,question,answer\nonce,,box\n", encoding="utf-8")
+    assert run(["register", str(path), "--id", "Bad-ToM-v0"]) == 1
+    assert "line 2: field 'question'" in capsys.readouterr().err

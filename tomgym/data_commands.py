@@ -1,0 +1,211 @@
+"""The ``tomgym data ...`` and ``tomgym register`` subcommands: releases, splits, audits, files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
+
+
+def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from tomgym.data import data_root, data_root_origin, data_status
+
+    statuses = data_status(checksums=not args.no_checksums)
+    print(f"data root: {data_root()} (from {data_root_origin()})")
+    rows = [
+        (
+            s.dataset,
+            s.relpath,
+            "yes" if s.present else "no",
+            "?" if s.expected_records is None else s.expected_records,
+            {True: "ok", False: "MISMATCH", None: "-"}[s.checksum_ok],
+            ", ".join(s.envs),
+        )
+        for s in statuses
+    ]
+    print(_table(rows, ("dataset", "file", "present", "records", "checksum", "envs")))
+    present = sum(s.present for s in statuses)
+    bad = [s.relpath for s in statuses if s.checksum_ok is False]
+    print(f"{present}/{len(statuses)} files present; {len(bad)} checksum mismatch(es)")
+    return 1 if bad else 0
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    from tomgym.data import DownloadError, fetch_dataset
+
+    try:
+        paths = fetch_dataset(args.name, timeout=args.timeout)
+    except DownloadError as exc:
+        print(f"tomgym data fetch: {exc}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(f"ok {path}")
+    return 0
+
+
+def cmd_splits(args: argparse.Namespace) -> int:
+    from tomgym.envs.exploretom import exploretom_items
+    from tomgym.envs.splits import PRESET_SIZES, find_leakage, story_key
+
+    leaks = 0
+    for dataset in args.datasets or SPLIT_DATASETS:
+        if dataset not in SPLIT_DATASETS:
+            raise ValueError(f"unknown dataset {dataset!r}; splits exist for {SPLIT_DATASETS}")
+        presentation = "infilled" if dataset.endswith("infilled") else "structured"
+        parts = {name: exploretom_items(presentation, name) for name in PRESET_SIZES}
+        found = find_leakage(parts)
+        whole = len(exploretom_items(presentation))
+        rows = [
+            (name, len(items), len({story_key(it) for it in items}))
+            for name, items in parts.items()
+        ]
+        print(f"{dataset}: {whole} questions in the release")
+        print(_table(rows, ("split", "questions", "stories")))
+        print(f"leakage: {len(found)} stor{'y' if len(found) == 1 else 'ies'} in two splits")
+        for leak in found[:10]:
+            print(f"  - {leak}")
+        print()
+        leaks += len(found)
+    return 1 if leaks else 0
+
+
+def _pct(n: int | None, total: int) -> str:
+    return "-" if n is None or not total else f"{n}/{total} ({100 * n / total:.1f}%)"
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from tomgym.audit import AUDITS, audit_release
+
+    reports = [audit_release(name, examples=args.examples) for name in args.datasets or AUDITS]
+    for report in reports:
+        print(f"{report.dataset}: rules agree with {_pct(report.agree, report.total)} of labels")
+        rows = [
+            (t.question_type, t.total, _pct(t.agree, t.total), _pct(t.agree_release_mode, t.total))
+            for t in report.by_type
+        ]
+        print(_table(rows, ("question type", "n", "rules agree", "release-mode agree")))
+        for t in report.by_type:
+            for d in t.examples:
+                also = f", release mode: {d.release_mode}" if d.release_mode is not None else ""
+                print(
+                    f"  e.g. {d.item_id} [{d.question_type}] {d.question!r}: "
+                    f"release {d.release}, rules {d.rules}{also}"
+                )
+        if report.dataset.startswith("hitom") and report.disagreements:
+            ids = ", ".join(d.item_id for d in report.disagreements)
+            print(f"  all {len(report.disagreements)} disagreements: {ids}")
+        print()
+    if args.out:
+        payload = [r.model_dump() for r in reports]
+        Path(args.out).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        print(f"written to {args.out}")
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    import tomgym
+    from tomgym.datafile import DataFileError, register_from_file
+
+    mapping: dict[str, Any] = {
+        "story": args.story,
+        "question": args.question,
+        "answer": args.answer,
+        "candidates": args.candidates,
+        "order": args.order,
+        "id": args.id_column,
+        "answer_type": args.answer_type,
+        "aliases": args.aliases,
+        "question_type": args.question_type,
+        "split": args.split,
+    }
+    try:
+        spec = register_from_file(
+            args.file,
+            args.id,
+            family=args.family,
+            usage=args.usage,
+            held_out=args.held_out,
+            candidates_sep=args.sep,
+            **mapping,
+        )
+    except DataFileError as exc:
+        print(f"tomgym register: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(spec.model_dump(), indent=2, default=str))
+    if args.show:
+        env = tomgym.make(spec.id)
+        for index in range(min(args.show, spec.size or 0)):
+            prompt, _ = env.reset(options={"index": index})
+            item = env.current_item
+            assert item is not None
+            print(f"\n=== item {index}: {item.id} (gold: {item.gold_text}) ===")
+            print(prompt)
+    print(
+        f"\n{spec.id}: {spec.size} valid items. This registration lasts only for this process; "
+        "in Python call tomgym.datafile.register_from_file(...) to use it."
+    )
+    return 0
+
+
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``data`` (status, fetch, splits, audit) and ``register`` to the ``tomgym`` parser."""
+    from tomgym.audit import AUDITS
+    from tomgym.data import DATASETS
+
+    data = subparsers.add_parser("data", help="dataset releases: status, fetch, splits, audit")
+    sub = data.add_subparsers(dest="data_command", required=True)
+
+    p = sub.add_parser("status", help="which release files are under the data root")
+    p.add_argument("--no-checksums", action="store_true", help="skip the sha256 checks")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("fetch", help="download a release from its authors' public URLs")
+    p.add_argument("name", choices=sorted(DATASETS))
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds before giving up")
+    p.set_defaults(handler=cmd_fetch)
+
+    p = sub.add_parser("splits", help="split sizes and story leakage (exit 1 on leakage)")
+    p.add_argument("datasets", nargs="*", metavar="DATASET", help=", ".join(SPLIT_DATASETS))
+    p.set_defaults(handler=cmd_splits)
+
+    p = sub.add_parser("audit", help="how many release labels contradict the story's rules")
+    p.add_argument("datasets", nargs="*", metavar="DATASET", help=", ".join(AUDITS))
+    p.add_argument("--examples", type=int, default=3, help="examples per question type")
+    p.add_argument("--out", metavar="FILE.json", help="write the full reports as JSON")
+    p.set_defaults(handler=cmd_audit)
+
+    p = subparsers.add_parser(
+        "register",
+        help="validate a JSONL/CSV/parquet file as a ToM env and preview it",
+        description=(
+            "Validate a data file as a ToM env and print its spec. A registration made on the "
+            "command line lives only in that process, so this is a validation and preview "
+            "command; use tomgym.datafile.register_from_file() in your own code."
+        ),
+    )
+    p.add_argument("file")
+    p.add_argument("--id", required=True, help="the env ID, e.g. My-ToM-v0")
+    for field in ("story", "question", "answer"):
+        p.add_argument(f"--{field}", default=field, metavar="COL", help=f"{field} column")
+    for field in ("candidates", "order", "aliases", "answer-type", "question-type", "split"):
+        p.add_argument(f"--{field}", default=None, metavar="COL", help=f"{field} column")
+    p.add_argument("--id-column", default=None, metavar="COL", help="item id column")
+    p.add_argument("--sep", default="|", help="separator of CSV list columns (default |)")
+    p.add_argument("--family", default="custom")
+    p.add_argument("--usage", choices=("train", "eval-only"), default="train")
+    p.add_argument("--held-out", action="store_true")
+    p.add_argument("--show", type=int, default=0, metavar="N", help="print the first N prompts")
+    p.set_defaults(handler=cmd_register)

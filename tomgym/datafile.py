@@ -1,0 +1,363 @@
+"""Register a ToM env from your own JSONL, CSV or parquet file, with a column mapping.
+
+Every bad row is reported by line and field, and nothing is registered unless all rows are valid.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from tomgym.items import ItemError, ToMItem
+from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
+
+FIELDS = (
+    "id",
+    "story",
+    "question",
+    "answer",
+    "candidates",
+    "order",
+    "answer_type",
+    "aliases",
+    "question_type",
+    "split",
+)
+"""Item fields a file column can fill; story, question and answer are required."""
+REQUIRED = ("story", "question", "answer")
+LIST_FIELDS = ("candidates", "aliases")
+MAX_LISTED = 20
+YES_NO = frozenset({"yes", "no"})
+SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+Row = tuple[int, Mapping[str, Any]]
+"""A row of a file with its number (JSONL/CSV: the line; parquet: the row, from 1)."""
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One thing wrong with one row: where it is, which item field, and what."""
+
+    where: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: field '{self.field}': {self.message}"
+
+
+class DataFileError(ItemError):
+    """A data file has bad rows; ``problems`` lists them all, the message the first few."""
+
+    def __init__(self, source: str, problems: Sequence[RowProblem]) -> None:
+        self.problems = list(problems)
+        listed = "\n".join(f"  - {p}" for p in self.problems[:MAX_LISTED])
+        more = len(self.problems) - MAX_LISTED
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        super().__init__(
+            f"{source}: {len(self.problems)} problem(s); nothing was registered:\n{listed}{tail}"
+        )
+
+
+def read_rows(path: str | Path) -> tuple[list[Row], list[RowProblem], str]:
+    """The rows of a JSONL, CSV or parquet file, the rows that could not be read, and the unit.
+
+    The unit is ``"line"`` (JSONL, CSV: the file's line number) or ``"row"`` (parquet).
+    """
+    file = Path(path)
+    kind = SUFFIXES.get(file.suffix.lower())
+    if kind is None:
+        raise ValueError(f"{file}: unknown file type {file.suffix!r}; use .jsonl, .csv or .parquet")
+    if not file.is_file():
+        raise FileNotFoundError(f"{file} does not exist")
+    if kind == "jsonl":
+        return *_read_jsonl(file), "line"
+    if kind == "csv":
+        return *_read_csv(file), "line"
+    return _read_parquet(file), [], "row"
+
+
+def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
+    rows: list[Row] = []
+    problems: list[RowProblem] = []
+    with file.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(RowProblem(f"line {number}", "<row>", f"not JSON ({exc})"))
+                continue
+            if not isinstance(record, dict):
+                found = type(record).__name__
+                problems.append(RowProblem(f"line {number}", "<row>", f"not an object: {found}"))
+                continue
+            rows.append((number, record))
+    return rows, problems
+
+
+def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
+    """Rows numbered by the line they start on (a quoted field may span lines)."""
+    rows: list[Row] = []
+    problems: list[RowProblem] = []
+    with file.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None) or []
+        last = reader.line_num
+        for values in reader:
+            number, last = last + 1, reader.line_num
+            if not values:
+                continue
+            if len(values) > len(header):
+                message = f"{len(values) - len(header)} more value(s) than columns"
+                problems.append(RowProblem(f"line {number}", "<row>", message))
+                continue
+            rows.append((number, dict(zip(header, values, strict=False))))
+    return rows, problems
+
+
+def _read_parquet(file: Path) -> list[Row]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(
+            f"reading {file} needs pyarrow: pip install 'tomgym[data]' (or pip install pyarrow)"
+        ) from None
+    return list(enumerate(pq.read_table(file).to_pylist(), 1))
+
+
+def _as_list(value: Any, sep: str) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(sep) if part.strip()]
+    if isinstance(value, Iterable):
+        return [str(v).strip() for v in value if str(v).strip()]
+    raise ValueError(f"expected a list or a {sep!r}-separated string, got {type(value).__name__}")
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _fields(
+    row: Mapping[str, Any], mapping: Mapping[str, str], where: str, sep: str
+) -> tuple[dict[str, Any], list[RowProblem]]:
+    """The item fields one row gives (no defaults applied), and what is wrong with it."""
+    fields: dict[str, Any] = {}
+    problems: list[RowProblem] = []
+    for field, column in mapping.items():
+        if column not in row:
+            problems.append(RowProblem(where, field, f"column {column!r} is missing"))
+            continue
+        value = row[column]
+        if _blank(value):
+            if field in REQUIRED:
+                problems.append(RowProblem(where, field, f"column {column!r} is empty"))
+            continue
+        try:
+            if field in LIST_FIELDS:
+                fields[field] = tuple(_as_list(value, sep))
+            elif field == "order":
+                fields[field] = int(value)
+            elif field == "answer" and isinstance(value, list | tuple):
+                fields[field] = [str(v) for v in value]
+            else:
+                fields[field] = str(value).strip()
+        except (TypeError, ValueError) as exc:
+            problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
+    return fields, problems
+
+
+def _default_answer_type(fields: Mapping[str, Any], all_yes_no: bool) -> str:
+    if isinstance(fields.get("answer"), list):
+        return "names"
+    if fields.get("candidates"):
+        return "choice"
+    return "yes_no" if all_yes_no else "text"
+
+
+def items_from_rows(
+    rows: Iterable[Row | Mapping[str, Any]],
+    mapping: Mapping[str, str],
+    where: str,
+    *,
+    id_prefix: str = "item",
+    unit: str = "line",
+    source: str = "custom",
+    candidates_sep: str = "|",
+) -> list[ToMItem]:
+    """Build validated items from rows, all or nothing; raises :class:`DataFileError`.
+
+    ``rows`` are ``(number, mapping)`` pairs (or plain mappings, numbered from 1);
+    ``mapping`` maps item fields (:data:`FIELDS`) to row keys; unmapped keys go into
+    ``metadata``. Ids default to ``<id_prefix>-<number>``; the answer type defaults to
+    ``names`` for list answers, ``choice`` with candidates, else ``yes_no`` when every answer
+    without candidates is yes/no, else ``text``.
+    """
+    unknown = sorted(set(mapping) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"unknown item field(s) {unknown}; known: {', '.join(FIELDS)}")
+    missing = [f for f in REQUIRED if f not in mapping]
+    if missing:
+        raise ValueError(f"the mapping needs a column for {', '.join(missing)}")
+    numbered = [r if isinstance(r, tuple) else (n, r) for n, r in enumerate(rows, 1)]
+    parsed: list[tuple[str, int, dict[str, Any], Mapping[str, Any]]] = []
+    problems: list[RowProblem] = []
+    for number, row in numbered:
+        label = f"{unit} {number}"
+        fields, bad = _fields(row, mapping, label, candidates_sep)
+        problems.extend(bad)
+        if not bad:
+            parsed.append((label, number, fields, row))
+    open_answers = [f["answer"] for _, _, f, _ in parsed if not f.get("candidates")]
+    all_yes_no = bool(open_answers) and all(
+        isinstance(a, str) and a.lower() in YES_NO for a in open_answers
+    )
+    used = set(mapping.values())
+    items: list[ToMItem] = []
+    seen: dict[str, str] = {}
+    for label, number, fields, row in parsed:
+        record = {
+            "id": f"{id_prefix}-{number}",
+            "source": source,
+            "answer_type": _default_answer_type(fields, all_yes_no),
+            "metadata": {k: v for k, v in row.items() if k not in used} | {unit: number},
+            **fields,
+        }
+        try:
+            item = ToMItem.model_validate(record)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"]) or "<item>"
+                problems.append(RowProblem(label, loc, err["msg"]))
+            continue
+        if item.id in seen:
+            problems.append(
+                RowProblem(label, "id", f"duplicate id {item.id!r} (first at {seen[item.id]})")
+            )
+            continue
+        seen[item.id] = label
+        items.append(item)
+    if problems:
+        problems.sort(key=lambda p: _number(p.where))
+        raise DataFileError(where, problems)
+    if not items:
+        raise DataFileError(where, [RowProblem(where, "<file>", "no rows")])
+    return items
+
+
+def column_mapping(
+    *,
+    story: str = "story",
+    question: str = "question",
+    answer: str = "answer",
+    candidates: str | None = None,
+    order: str | None = None,
+    id: str | None = None,  # noqa: A002 - the item field is called id
+    answer_type: str | None = None,
+    aliases: str | None = None,
+    question_type: str | None = None,
+    split: str | None = None,
+) -> dict[str, str]:
+    """Item field -> file column, leaving out the optional fields that are not given."""
+    given = {
+        "story": story,
+        "question": question,
+        "answer": answer,
+        "candidates": candidates,
+        "order": order,
+        "id": id,
+        "answer_type": answer_type,
+        "aliases": aliases,
+        "question_type": question_type,
+        "split": split,
+    }
+    return {field: column for field, column in given.items() if column is not None}
+
+
+def load_file_items(
+    path: str | Path,
+    env_id: str,
+    mapping: Mapping[str, str],
+    *,
+    source: str = "custom",
+    candidates_sep: str = "|",
+) -> list[ToMItem]:
+    """The validated items of a file (what :func:`register_from_file` would register)."""
+    rows, problems, unit = read_rows(path)
+    try:
+        items = items_from_rows(
+            rows,
+            mapping,
+            str(path),
+            id_prefix=env_id,
+            unit=unit,
+            source=source,
+            candidates_sep=candidates_sep,
+        )
+    except DataFileError as exc:
+        problems = problems + exc.problems
+    if problems:
+        problems.sort(key=lambda p: _number(p.where))
+        raise DataFileError(str(path), problems)
+    return items
+
+
+def _number(where: str) -> int:
+    tail = where.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def register_from_file(
+    path: str | Path,
+    env_id: str,
+    *,
+    story: str = "story",
+    question: str = "question",
+    answer: str = "answer",
+    candidates: str | None = None,
+    order: str | None = None,
+    id: str | None = None,  # noqa: A002 - the item field is called id
+    answer_type: str | None = None,
+    aliases: str | None = None,
+    question_type: str | None = None,
+    split: str | None = None,
+    family: str = "custom",
+    usage: Usage = "train",
+    held_out: bool = False,
+    candidates_sep: str = "|",
+    **spec: Any,
+) -> ToMEnvSpec:
+    """Register ``env_id`` with the questions of a JSONL, CSV or parquet file.
+
+    The keyword arguments from ``story`` to ``split`` name the file's column for each item
+    field. CSV list columns (candidates, aliases) are split on ``candidates_sep``; JSONL and
+    parquet may hold real lists. Ids default to ``<env_id>-<line>``. Other keywords
+    (``description``, ``overwrite``, ...) go to :func:`tomgym.register_tom_env`.
+    Raises :class:`DataFileError` listing every bad row; then nothing is registered.
+    """
+    mapping = column_mapping(
+        story=story,
+        question=question,
+        answer=answer,
+        candidates=candidates,
+        order=order,
+        id=id,
+        answer_type=answer_type,
+        aliases=aliases,
+        question_type=question_type,
+        split=split,
+    )
+    items = load_file_items(path, env_id, mapping, source=family, candidates_sep=candidates_sep)
+    splits = {it.split for it in items}
+    spec.setdefault("split", splits.pop() if len(splits) == 1 else "all")
+    spec.setdefault("description", f"Questions from {Path(path).name}.")
+    return register_tom_env(
+        env_id, items=items, family=family, usage=usage, held_out=held_out, **spec
+    )

@@ -1,0 +1,81 @@
+"""Third-party ToM envs: load the ``tomgym.envs`` entry points of installed distributions.
+
+A plugin's entry point names a callable (called with no arguments) or a module (whose import
+registers its envs). A broken plugin is logged and skipped; the others still load.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import types
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+
+from tomgym.registry import list_envs
+
+GROUP = "tomgym.envs"
+DISABLE_VAR = "TOMGYM_NO_PLUGINS"
+"""Set to 1 to skip plugin loading (e.g. when a broken plugin hangs at import)."""
+
+logger = logging.getLogger(__name__)
+_LOADED: set[tuple[str, str, str]] = set()
+
+
+@dataclass(frozen=True)
+class PluginResult:
+    """What loading one entry point did: the env IDs it registered, or the error it raised."""
+
+    name: str
+    target: str
+    distribution: str | None
+    ok: bool
+    registered: tuple[str, ...] = ()
+    error: str | None = None
+    skipped: bool = False  # already loaded in this process
+
+
+def _distribution(ep: EntryPoint) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return None if dist is None else str(dist.metadata["Name"])
+
+
+def load_plugin(ep: EntryPoint) -> PluginResult:
+    """Load one entry point, catching any error it raises."""
+    dist = _distribution(ep)
+    before = {s.id for s in list_envs()}
+    try:
+        target = ep.load()
+        if not isinstance(target, types.ModuleType):
+            if not callable(target):
+                raise TypeError(f"{ep.value} is neither a module nor a callable")
+            target()
+    except Exception as exc:  # a plugin may raise anything; isolate it
+        error = f"{type(exc).__name__}: {exc}"
+        logger.warning("tomgym plugin %r (%s, from %s) failed: %s", ep.name, ep.value, dist, error)
+        return PluginResult(ep.name, ep.value, dist, ok=False, error=error)
+    added = tuple(s.id for s in list_envs() if s.id not in before)
+    return PluginResult(ep.name, ep.value, dist, ok=True, registered=added)
+
+
+def load_plugins(group: str = GROUP, *, force: bool = False) -> list[PluginResult]:
+    """Load every entry point of ``group``, in name order; one result per entry point.
+
+    An entry point that already loaded in this process is skipped unless ``force``.
+    Nothing is loaded when ``$TOMGYM_NO_PLUGINS`` is set to a non-empty value other than 0.
+    """
+    if os.environ.get(DISABLE_VAR, "0") not in ("", "0"):
+        return []
+    results: list[PluginResult] = []
+    for ep in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
+        key = (group, ep.name, ep.value)
+        if key in _LOADED and not force:
+            results.append(
+                PluginResult(ep.name, ep.value, _distribution(ep), ok=True, skipped=True)
+            )
+            continue
+        result = load_plugin(ep)
+        if result.ok:
+            _LOADED.add(key)
+        results.append(result)
+    return results
