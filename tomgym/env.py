@@ -217,6 +217,11 @@ class ToMEnv(gym.Env[str, str]):
         """The item of the current episode (it holds the gold answer: for tools, not agents)."""
         return self._item
 
+    @property
+    def last_score(self) -> Score | None:
+        """The full verdict of the last step (None before the first step of an episode)."""
+        return self._last_score
+
     def messages_for(self, item: ToMItem) -> list[dict[str, str]]:
         messages = render_messages(item, self.prompt_preset, self.prompt_family)
         return [{"role": m["role"], "content": to_printable(m["content"])} for m in messages]
