@@ -1,0 +1,73 @@
+"""Dataset export: every format, labels that score through the env, eval-only refusal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tomgym.train.export import EvalOnlyError, ExportError, export_dataset
+from tomgym.train.labels import decode_label, score_label
+
+ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O2-v0"]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("fmt", ["openrlhf", "trl"])
+def test_chat_formats(fmt: str, tmp_path: Path) -> None:
+    path = export_dataset(ENVS, "train", 3, fmt, tmp_path / "d.jsonl", reward="tomrl")  # type: ignore[arg-type]
+    rows = read_jsonl(path)
+    assert len(rows) == 6 and set(rows[0]) == {"prompt", "label"}
+    assert [m["role"] for m in rows[0]["prompt"]][-1] == "user"
+    labels = [decode_label(r["label"]) for r in rows]
+    assert [(lb.env_id, lb.index) for lb in labels] == [(e, i) for e in ENVS for i in range(3)]
+    assert labels[0].kwargs == {"split": "train", "reward": "tomrl"}
+
+
+def test_jsonl_gold_scores_correct_through_the_label(tmp_path: Path) -> None:
+    rows = read_jsonl(export_dataset(ENVS, "val", 2, "jsonl", tmp_path / "p.jsonl"))
+    for row in rows:
+        assert row["prompt"] and row["messages"] and row["split"] == "val"
+        score, _ = score_label(row["label"], f"<think>t</think><answer>{row['gold']}</answer>")
+        assert score.correct and score.reward == pytest.approx(1.1)
+
+
+def test_verl_parquet(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = export_dataset(ENVS[:1], "train", 2, "verl", tmp_path / "d.parquet")
+    rows = pq.read_table(path).to_pylist()
+    assert rows[0]["data_source"] == ENVS[0] and rows[0]["ability"] == "theory_of_mind"
+    assert rows[0]["reward_model"]["style"] == "rule"
+    assert decode_label(rows[1]["reward_model"]["ground_truth"]).index == 1
+    assert rows[1]["extra_info"]["index"] == 1 and rows[1]["extra_info"]["split"] == "train"
+    assert rows[1]["extra_info"]["order"] == 1
+
+
+def test_finite_env_is_capped(tmp_path: Path, data_root: Path) -> None:
+    rows = read_jsonl(
+        export_dataset(["ToM-HiToM-Original-O0-v0"], "all", 10_000, "jsonl", tmp_path / "h.jsonl")
+    )
+    assert len(rows) == 120
+
+
+def test_eval_only_envs_are_refused(tmp_path: Path, data_root: Path) -> None:
+    with pytest.raises(EvalOnlyError, match="ToM-OpenToM-v0.*authors' terms"):
+        export_dataset(["ToM-HiToM-v0", "ToM-OpenToM-v0"], None, 2, "openrlhf", tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+    path = export_dataset(
+        ["ToM-OpenToM-v0"], None, 2, "openrlhf", tmp_path / "x", allow_eval_only=True
+    )
+    assert len(read_jsonl(path)) == 2
+
+
+def test_errors(tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="procedural"):
+        export_dataset(["ToM-HiToM-v0"], "train", None, "openrlhf", tmp_path / "x")
+    with pytest.raises(ExportError, match="format"):
+        export_dataset(["ToM-HiToM-v0"], "train", 1, "csv", tmp_path / "x")  # type: ignore[arg-type]
+    with pytest.raises(ExportError, match="no splits"):
+        export_dataset(["ToM-HiToM-Original-v0"], "train", 1, "jsonl", tmp_path / "x")

@@ -1,0 +1,136 @@
+"""The OpenRLHF command we build, parsed by OpenRLHF's real train_ppo_ray argument parser."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openrlhf.utils")
+
+from tomgym.train.openrlhf_cmd import AGENT_FILE, PRESETS, GpuLayout, build_command  # noqa: E402
+
+
+class Parsed(Exception):
+    """Raised by the stubbed get_strategy: carries the args train() got after validation."""
+
+    def __init__(self, args: Any) -> None:
+        super().__init__("parsed")
+        self.parsed = args
+
+
+def _stub(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> None:
+    module = types.ModuleType(name)
+    module.__dict__.update(attrs)
+    monkeypatch.setitem(sys.modules, name, module)
+
+
+def openrlhf_parse(command: list[str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run train_ppo_ray as ``__main__`` with only Ray and the vLLM-backed modules stubbed."""
+    import openrlhf.utils
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("training started")
+
+    _stub(monkeypatch, "ray", is_initialized=lambda: True, init=never, get=never)
+    _stub(monkeypatch, "ray.util")
+    _stub(monkeypatch, "ray.util.placement_group", placement_group=never)
+    _stub(monkeypatch, "openrlhf.trainer.ray", create_vllm_engines=never)
+    _stub(
+        monkeypatch,
+        "openrlhf.trainer.ray.launcher",
+        RayActorGroup=never,
+        ReferenceModelActor=object,
+        RewardModelActor=object,
+    )
+    _stub(monkeypatch, "openrlhf.trainer.ray.ppo_actor", PolicyModelActor=object)
+    _stub(monkeypatch, "openrlhf.trainer.ray.ppo_critic", CriticModelActor=object)
+
+    def capture(args: Any) -> Any:
+        raise Parsed(args)
+
+    monkeypatch.setattr(openrlhf.utils, "get_strategy", capture)
+    assert command[1:3] == ["-m", "openrlhf.cli.train_ppo_ray"]
+    monkeypatch.setattr(sys, "argv", ["train_ppo_ray.py", *command[3:]])
+    with pytest.raises(Parsed) as caught:
+        runpy.run_module("openrlhf.cli.train_ppo_ray", run_name="__main__", alter_sys=False)
+    return caught.value.parsed
+
+
+def command(preset: str, gpus: int, tmp_path: Path, **kwargs: Any) -> list[str]:
+    return build_command(
+        "Qwen/Qwen2.5-0.5B-Instruct",
+        tmp_path / "train.jsonl",
+        tmp_path,
+        PRESETS[preset],
+        GpuLayout.for_gpus(gpus),
+        **kwargs,
+    )
+
+
+def test_paper_2507_on_one_gpu_parses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    args = openrlhf_parse(command("paper-2507", 1, tmp_path, save_steps=5), monkeypatch)
+    assert args.algo.advantage.estimator == "reinforce"
+    assert args.actor.adam.lr == 5e-7 and args.rollout.batch_size == 8
+    assert args.rollout.n_samples_per_prompt == 8 and args.rollout.temperature == 0.6
+    assert args.train.num_episodes == 10 and not args.algo.kl.use_loss
+    assert args.train.colocate_all and args.vllm.num_engines == 1
+    assert args.actor.num_gpus_per_node == 1 and args.vllm.tensor_parallel_size == 1
+    assert args.train.agent_func_path == str(AGENT_FILE) and Path(AGENT_FILE).is_file()
+    assert args.reward.remote_url == ["agent"]  # OpenRLHF's own switch to the agent executor
+    assert args.data.input_key == "prompt" and args.data.label_key == "label"
+    assert args.data.apply_chat_template and args.ckpt.save_hf and args.ckpt.save_steps == 5
+    assert args.critic.model_name_or_path is None  # REINFORCE++: no critic
+
+
+def test_paper_2504_on_eight_gpus_parses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cmd = command("paper-2504", 8, tmp_path, estimator="reinforce_baseline")
+    args = openrlhf_parse(cmd, monkeypatch)
+    assert args.algo.advantage.estimator == "reinforce_baseline"
+    assert args.rollout.n_samples_per_prompt == 16 and args.rollout.temperature == 1.0
+    assert args.algo.kl.use_loss and args.algo.kl.init_coef == 0.001
+    assert args.data.max_len == 1024 + 2048 and args.rollout.max_new_tokens == 2048
+    assert args.train.num_episodes == 2 and args.train.batch_size == 128
+    assert args.actor.num_gpus_per_node == 8 and args.vllm.num_engines == 8
+
+
+def test_tensor_parallel_layout_parses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cmd = build_command(
+        "m",
+        tmp_path / "d.jsonl",
+        tmp_path,
+        PRESETS["paper-2507"],
+        GpuLayout.for_gpus(8, tensor_parallel=2),
+    )
+    args = openrlhf_parse(cmd, monkeypatch)
+    assert args.vllm.num_engines == 4 and args.vllm.tensor_parallel_size == 2
+
+
+@pytest.mark.parametrize("old", [["--pretrain", "m"], ["--remote_rm_url", "r.py"]])
+def test_old_underscore_flags_are_rejected(
+    old: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        openrlhf_parse(command("paper-2507", 1, tmp_path, extra=tuple(old)), monkeypatch)
+    assert exited.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_ray_address_wraps_in_a_job_submit(tmp_path: Path) -> None:
+    cmd = command("paper-2507", 8, tmp_path, ray_address="http://head:8265")
+    assert cmd[:5] == ["ray", "job", "submit", "--address=http://head:8265", "--"]
+    assert cmd[5:8] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
+
+
+def test_layout_checks() -> None:
+    with pytest.raises(ValueError, match="at least one GPU"):
+        GpuLayout.for_gpus(0)
+    with pytest.raises(ValueError, match="does not divide"):
+        GpuLayout.for_gpus(6, tensor_parallel=4)

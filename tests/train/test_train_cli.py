@@ -1,0 +1,176 @@
+"""``tomgym export`` / ``tomgym train`` argument handling, dry runs and checkpoint selection."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tomgym.train import checkpoints
+from tomgym.train.commands import add_commands
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="tomgym")
+    add_commands(parser.add_subparsers(dest="command"))
+    return parser.parse_args(argv)
+
+
+def run(argv: list[str]) -> int:
+    args = parse(argv)
+    return int(args.handler(args))
+
+
+def test_export_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d.jsonl"
+    assert (
+        run(
+            [
+                "export",
+                "--env",
+                "ToM-HiToM-O1-v0",
+                "ToM-HiToM-O2-v0",
+                "--n",
+                "2",
+                "--out",
+                str(out),
+                "--kwarg",
+                "reward=tomrl",
+            ]
+        )
+        == 0
+    )
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4 and '"reward":"tomrl"' in rows[0]["label"]
+
+
+def test_export_refuses_eval_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["export", "--env", "ToM-FANToM-v0", "--n", "1", "--out", str(tmp_path / "x")])
+    assert code == 2 and "eval-only" in capsys.readouterr().err
+
+
+def test_train_dry_run_prints_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code = run(
+        [
+            "train",
+            "--model",
+            "Qwen/Qwen2.5-0.5B-Instruct",
+            "--train-env",
+            "ToM-HiToM-v0",
+            "--eval-env",
+            "ToM-HiToM-O4-v0",
+            "--preset",
+            "paper-2504",
+            "--gpus",
+            "4",
+            "--n",
+            "64",
+            "--out",
+            str(out),
+            "--dry-run",
+        ]
+    )
+    assert code == 0 and not out.exists()
+    text = capsys.readouterr().out
+    argv = shlex.split(text.splitlines()[0])
+    assert argv[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
+    assert argv[argv.index("--rollout.n_samples_per_prompt") + 1] == "16"
+    assert argv[argv.index("--vllm.num_engines") + 1] == "4"
+    assert argv[argv.index("--ckpt.save_steps") + 1] == "8"  # 64 prompts / 8 a batch
+    assert "--algo.kl.use_loss" in argv and str(out / "best_checkpoint.json") in text
+
+
+def test_train_overrides_and_address(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert (
+        run(
+            [
+                "train",
+                "--model",
+                "m",
+                "--train-env",
+                "ToM-HiToM-v0",
+                "--n",
+                "8",
+                "--gpus",
+                "2",
+                "--preset",
+                "custom",
+                "--lr",
+                "1e-6",
+                "--rollouts",
+                "4",
+                "--estimator",
+                "reinforce_baseline",
+                "--address",
+                "http://h:8265",
+                "--out",
+                str(tmp_path),
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
+    argv = shlex.split(capsys.readouterr().out.splitlines()[0])
+    assert argv[:4] == ["ray", "job", "submit", "--address=http://h:8265"]
+    assert argv[argv.index("--actor.adam.lr") + 1] == "1e-06"
+    assert argv[argv.index("--algo.advantage.estimator") + 1] == "reinforce_baseline"
+
+
+def test_train_refuses_eval_only_and_no_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["train", "--model", "m", "--train-env", "ToM-OpenToM-v0", "--dry-run"]) == 2
+    assert "eval-only" in capsys.readouterr().err
+    assert (
+        run(["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "4", "--gpus", "0"])
+        == 2
+    )
+    assert "no CUDA GPU" in capsys.readouterr().err
+
+
+def test_trl_backend_is_lazy(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert run(["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-v0"]) == 2
+    assert "not available" in capsys.readouterr().err
+
+
+def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
+    for name in ("global_step16_hf", "global_step8_hf", "final", "global_step24_hf"):
+        (tmp_path / ("ckpt" if name != "final" else "") / name).mkdir(parents=True)
+        (tmp_path / ("ckpt" if name != "final" else "") / name / "config.json").write_text("{}")
+    (tmp_path / "ckpt" / "_actor").mkdir()  # a DeepSpeed checkpoint: not evaluated
+    found = checkpoints.find_checkpoints(tmp_path)
+    assert [p.name for p in found] == [
+        "global_step8_hf",
+        "global_step16_hf",
+        "global_step24_hf",
+        "final",
+    ]
+    calls: list[tuple[str, Path]] = []
+    accuracy = {
+        "global_step8_hf": 0.4,
+        "global_step16_hf": 0.7,
+        "global_step24_hf": 0.7,
+        "final": 0.5,
+    }
+
+    def fake_evaluate(agent: str, *, envs: list[str], out: Path, **kw: Any) -> Any:
+        calls.append((agent, out))
+        return SimpleNamespace(accuracy=accuracy[Path(agent.split(":", 1)[1]).name])
+
+    results = checkpoints.evaluate_checkpoints(
+        found, ["ToM-HiToM-O4-v0"], tmp_path, agent="hf", evaluate=fake_evaluate
+    )
+    assert calls[0] == (f"hf:{found[0]}", tmp_path / "eval" / "global_step8_hf")
+    best = checkpoints.write_best(results, tmp_path)
+    assert best.step == 16  # ties go to the earlier checkpoint
+    record = json.loads((tmp_path / checkpoints.BEST_FILE).read_text())
+    assert record["best"]["path"].endswith("global_step16_hf") and len(record["all"]) == 4

@@ -1,0 +1,94 @@
+"""Find the HF checkpoints a training run saved, evaluate each on the eval envs, keep the best."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+BEST_FILE = "best_checkpoint.json"
+_STEP = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """One checkpoint's validation accuracy (mean over the eval envs' items)."""
+
+    path: str
+    step: int | None
+    accuracy: float | None
+    eval_dir: str
+
+
+def step_of(path: Path) -> int | None:
+    """The global step in a checkpoint's name (``global_step40_hf`` -> 40); None for the final."""
+    found = _STEP.findall(path.name)
+    return int(found[-1]) if found else None
+
+
+def is_hf_checkpoint(path: Path) -> bool:
+    return path.is_dir() and (path / "config.json").is_file()
+
+
+def find_checkpoints(run_dir: str | Path) -> list[Path]:
+    """HF checkpoints under ``run_dir/ckpt`` (``*_hf``) by step, then the final model if saved."""
+    root = Path(run_dir)
+    ckpt = root / "ckpt"
+    found = sorted(
+        (p for p in ckpt.glob("*_hf") if is_hf_checkpoint(p)) if ckpt.is_dir() else [],
+        key=lambda p: (step_of(p) is None, step_of(p) or 0, p.name),
+    )
+    final = root / "final"
+    if is_hf_checkpoint(final):
+        found.append(final)
+    return found
+
+
+Evaluate = Callable[..., Any]
+
+
+def evaluate_checkpoints(
+    checkpoints: Sequence[Path],
+    eval_envs: Sequence[str],
+    run_dir: str | Path,
+    *,
+    agent: str = "vllm",
+    n: int | None = None,
+    split: str = "val",
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+    evaluate: Evaluate | None = None,
+) -> list[CheckpointResult]:
+    """Evaluate ``agent:<checkpoint>`` on ``eval_envs`` into ``run_dir/eval/<name>``."""
+    if evaluate is None:
+        from tomgym.eval import evaluate as evaluate_fn
+
+        evaluate = evaluate_fn
+    results = []
+    for path in checkpoints:
+        eval_dir = Path(run_dir) / "eval" / path.name
+        summary = evaluate(
+            f"{agent}:{path}",
+            envs=list(eval_envs),
+            n=n,
+            split=split,
+            out=eval_dir,
+            temperature=temperature,
+            max_new_tokens=max_new_tokens,
+        )
+        results.append(CheckpointResult(str(path), step_of(path), summary.accuracy, str(eval_dir)))
+    return results
+
+
+def write_best(results: Sequence[CheckpointResult], run_dir: str | Path) -> CheckpointResult:
+    """Record the checkpoint with the best validation accuracy (earliest on ties) in the run dir."""
+    scored = [r for r in results if r.accuracy is not None]
+    if not scored:
+        raise ValueError("no checkpoint has a validation accuracy")
+    best = max(scored, key=lambda r: (r.accuracy or 0.0, -results.index(r)))
+    record: dict[str, Any] = {"best": asdict(best), "all": [asdict(r) for r in results]}
+    Path(run_dir, BEST_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return best

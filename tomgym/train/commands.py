@@ -1,0 +1,244 @@
+"""The ``tomgym export`` and ``tomgym train`` subcommands (wired into ``tomgym.cli``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import shlex
+import subprocess
+import sys
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from tomgym.train.export import FORMATS, EvalOnlyError, ExportError, export_dataset
+from tomgym.train.openrlhf_cmd import (
+    PRESETS,
+    GpuLayout,
+    Preset,
+    build_command,
+    detect_gpus,
+)
+
+
+def _kwargs(pairs: list[str]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
+        key, raw = pair.split("=", 1)
+        try:
+            kwargs[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            kwargs[key] = raw
+    return kwargs
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    try:
+        path = export_dataset(
+            args.env,
+            args.split,
+            args.n,
+            args.format,
+            args.out,
+            allow_eval_only=args.allow_eval_only,
+            **_kwargs(args.kwarg),
+        )
+    except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
+        print(f"tomgym export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+def preset_from_args(args: argparse.Namespace) -> Preset:
+    """The named preset with any explicit overrides (--lr, --batch, ...) applied."""
+    overrides = {
+        field: getattr(args, name)
+        for name, field in (
+            ("lr", "lr"),
+            ("batch", "prompts_per_batch"),
+            ("rollouts", "rollouts_per_prompt"),
+            ("temperature", "temperature"),
+            ("epochs", "episodes"),
+            ("reward", "reward"),
+        )
+        if getattr(args, name) is not None
+    }
+    return replace(PRESETS[args.preset], **overrides)
+
+
+def _row_count(env_ids: list[str], n: int | None) -> int | None:
+    from tomgym.registry import get_spec
+
+    total = 0
+    for env_id in env_ids:
+        size = get_spec(env_id).size
+        if size is None and n is None:
+            return None
+        total += size if n is None else (n if size is None else min(n, size))  # type: ignore[operator]
+    return total
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.backend == "trl":
+        return _run_trl(args)
+    try:
+        return _train_openrlhf(args)
+    except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
+        print(f"tomgym train: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run_trl(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("tomgym.train.trl_backend") is None:
+        print("tomgym train: the trl backend is not available in this install", file=sys.stderr)
+        return 2
+    module = importlib.import_module("tomgym.train.trl_backend")
+    return int(module.run_trl(args))
+
+
+def _train_openrlhf(args: argparse.Namespace) -> int:
+    from tomgym.train.export import check_trainable
+
+    if not args.train_env:
+        raise ExportError("give at least one --train-env")
+    check_trainable(args.train_env, args.allow_eval_only)
+    preset = preset_from_args(args)
+    out = Path(args.out)
+    gpus = args.gpus if args.gpus is not None else detect_gpus()
+    if gpus < 1:
+        if not args.dry_run:
+            raise ValueError("no CUDA GPU found here: pass --gpus N (e.g. with --address RAY)")
+        print("# no GPU found: showing the 1-GPU layout", file=sys.stderr)
+        gpus = 1
+    layout = GpuLayout.for_gpus(gpus, args.vllm_tp)
+    dataset = out / "data" / "train.jsonl"
+    rows = _row_count(args.train_env, args.n)
+    save_steps = args.save_steps
+    if save_steps is None:  # one checkpoint per pass over the data
+        save_steps = max(1, (rows or preset.prompts_per_batch) // preset.prompts_per_batch)
+    command = build_command(
+        args.model,
+        dataset,
+        out,
+        preset,
+        layout,
+        estimator=args.estimator,
+        save_steps=save_steps,
+        ray_address=args.address,
+        python=args.python,
+    )
+    config = {
+        "model": args.model,
+        "train_envs": args.train_env,
+        "eval_envs": args.eval_env,
+        "split": args.split,
+        "n": args.n,
+        "preset": asdict(preset),
+        "estimator": args.estimator,
+        "gpus": asdict(layout),
+        "command": command,
+    }
+    files = [dataset, out / "train_config.json", out / "ckpt", out / "final"]
+    if args.eval_env:
+        files += [out / "eval", out / "best_checkpoint.json"]
+    if args.dry_run:
+        print(shlex.join(command))
+        print("# would write:", *(f"#   {f}" for f in files), sep="\n")
+        return 0
+    export_dataset(
+        args.train_env,
+        args.split,
+        args.n,
+        "openrlhf",
+        dataset,
+        allow_eval_only=args.allow_eval_only,
+        reward=preset.reward,
+    )
+    (out / "train_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    print(shlex.join(command), flush=True)
+    code = subprocess.call(command)  # output streams straight to this terminal
+    if code != 0:
+        print(f"tomgym train: OpenRLHF exited with status {code}", file=sys.stderr)
+        return code
+    if args.eval_env:
+        return _evaluate_run(args, out, preset)
+    return 0
+
+
+def _evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
+    from tomgym.train.checkpoints import evaluate_checkpoints, find_checkpoints, write_best
+
+    checkpoints = find_checkpoints(out)
+    if not checkpoints:
+        print(f"tomgym train: no HF checkpoint found under {out}", file=sys.stderr)
+        return 1
+    results = evaluate_checkpoints(
+        checkpoints,
+        args.eval_env,
+        out,
+        agent=args.eval_agent,
+        n=args.eval_n,
+        split=args.eval_split,
+        temperature=0.6,
+        max_new_tokens=preset.response_max_tokens,
+    )
+    best = write_best(results, out)
+    print(f"best checkpoint on {args.eval_split}: {best.path} (accuracy {best.accuracy:.3f})")
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``export`` and ``train`` to the ``tomgym`` command's subparsers."""
+    p = subparsers.add_parser("export", help="write env items as a training dataset")
+    p.add_argument("--env", nargs="+", action="extend", required=True, metavar="ID")
+    p.add_argument("--split", default="train", help="env split (default: train)")
+    p.add_argument("--n", type=int, help="items per env (needed for procedural envs)")
+    p.add_argument("--format", choices=FORMATS, default="openrlhf")
+    p.add_argument("--out", required=True, help="output file (.jsonl, or .parquet for verl)")
+    p.add_argument(
+        "--kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env keyword argument, also put in every label (repeatable)",
+    )
+    p.add_argument(
+        "--allow-eval-only",
+        action="store_true",
+        help="export eval-only envs (check the dataset authors' terms first)",
+    )
+    p.set_defaults(handler=cmd_export)
+
+    p = subparsers.add_parser("train", help="RL-train a model on ToM envs (OpenRLHF REINFORCE++)")
+    p.add_argument("--backend", choices=("openrlhf", "trl"), default="openrlhf")
+    p.add_argument("--model", required=True, help="HF hub ID or local path")
+    p.add_argument("--train-env", nargs="+", action="extend", default=[], metavar="ID")
+    p.add_argument("--eval-env", nargs="+", action="extend", default=[], metavar="ID")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="paper-2507")
+    p.add_argument("--estimator", choices=("reinforce", "reinforce_baseline"), default="reinforce")
+    p.add_argument("--gpus", type=int, help="GPUs to use (default: all CUDA devices here)")
+    p.add_argument("--vllm-tp", type=int, default=1, help="vLLM tensor parallel size")
+    p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
+    p.add_argument("--n", type=int, help="training items per env")
+    p.add_argument("--split", default="train", help="training split (default: train)")
+    p.add_argument("--out", default="runs/train", help="run directory")
+    p.add_argument("--save-steps", type=int, help="checkpoint every N steps (default: per epoch)")
+    p.add_argument("--eval-agent", choices=("vllm", "hf"), default="vllm")
+    p.add_argument("--eval-n", type=int, help="items per eval env")
+    p.add_argument("--eval-split", default="val", help="split to pick the best checkpoint on")
+    p.add_argument("--python", default="python3", help="interpreter that has OpenRLHF")
+    p.add_argument("--allow-eval-only", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
+    overrides = p.add_argument_group("preset overrides")
+    overrides.add_argument("--lr", type=float)
+    overrides.add_argument("--batch", type=int, help="prompts per rollout batch")
+    overrides.add_argument("--rollouts", type=int, help="rollouts per prompt")
+    overrides.add_argument("--temperature", type=float)
+    overrides.add_argument("--epochs", type=int)
+    overrides.add_argument("--reward", help="env reward preset (rlvr, tomrl, accuracy)")
+    p.set_defaults(handler=cmd_train)

@@ -1,0 +1,191 @@
+"""Build the OpenRLHF REINFORCE++ command (dotted 0.11 flags) for a tomgym dataset, from presets.
+
+Pure functions: nothing here imports OpenRLHF, Ray or vLLM; ``tomgym train`` runs the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+Estimator = Literal["reinforce", "reinforce_baseline"]
+ENTRY_MODULE = "openrlhf.cli.train_ppo_ray"
+AGENT_FILE = Path(__file__).with_name("openrlhf_agent.py")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Hyperparameters of one training setup; ``reward`` is the env's reward preset."""
+
+    name: str
+    lr: float
+    prompts_per_batch: int
+    rollouts_per_prompt: int
+    temperature: float
+    episodes: int
+    reward: str
+    prompt_max_tokens: int = 1024
+    response_max_tokens: int = 2048
+    kl_coef: float | None = None  # None: OpenRLHF's default
+    kl_use_loss: bool = False
+    top_p: float = 1.0
+
+
+PRESETS: dict[str, Preset] = {
+    # arXiv 2507.15788: REINFORCE++, batch 8, 8 rollouts, lr 5e-7, T 0.6, 10 epochs, rlvr reward.
+    # The paper gives no lengths or KL: ToM-RL's lengths and OpenRLHF's KL default are used.
+    "paper-2507": Preset(
+        name="paper-2507",
+        lr=5e-7,
+        prompts_per_batch=8,
+        rollouts_per_prompt=8,
+        temperature=0.6,
+        episodes=10,
+        reward="rlvr",
+    ),
+    # arXiv 2504.01698 (ToM-RL, veRL GRPO there): batch 8, 16 rollouts, T 1.0, KL loss 0.001,
+    # prompt 1024 / response 2048 tokens, 2 epochs, tomrl reward.
+    "paper-2504": Preset(
+        name="paper-2504",
+        lr=5e-7,
+        prompts_per_batch=8,
+        rollouts_per_prompt=16,
+        temperature=1.0,
+        episodes=2,
+        reward="tomrl",
+        kl_coef=0.001,
+        kl_use_loss=True,
+    ),
+}
+PRESETS["custom"] = replace(PRESETS["paper-2507"], name="custom")
+
+
+@dataclass(frozen=True)
+class GpuLayout:
+    """How the GPUs are shared: actor, reference and vLLM engines all colocated (hybrid engine)."""
+
+    gpus: int
+    vllm_engines: int
+    tensor_parallel: int
+
+    @classmethod
+    def for_gpus(cls, gpus: int, tensor_parallel: int = 1) -> GpuLayout:
+        if gpus < 1:
+            raise ValueError(f"OpenRLHF training needs at least one GPU, got {gpus}")
+        if tensor_parallel < 1 or gpus % tensor_parallel:
+            raise ValueError(f"vLLM tensor parallel {tensor_parallel} does not divide {gpus} GPUs")
+        return cls(gpus=gpus, vllm_engines=gpus // tensor_parallel, tensor_parallel=tensor_parallel)
+
+
+def detect_gpus() -> int:
+    """CUDA devices visible here (0 without torch or CUDA)."""
+    try:
+        import torch
+    except ImportError:
+        return 0
+    return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def build_command(
+    model: str,
+    dataset: str | Path,
+    out: str | Path,
+    preset: Preset,
+    layout: GpuLayout,
+    *,
+    estimator: Estimator = "reinforce",
+    agent_file: str | Path = AGENT_FILE,
+    save_steps: int = -1,
+    ray_address: str | None = None,
+    python: str = "python3",
+    extra: tuple[str, ...] = (),
+) -> list[str]:
+    """The argv of an OpenRLHF REINFORCE++ run on ``dataset`` (an ``openrlhf`` export)."""
+    if estimator == "reinforce_baseline" and preset.rollouts_per_prompt < 2:
+        raise ValueError("reinforce_baseline needs more than one rollout per prompt")
+    out = Path(out)
+    gpus = str(layout.gpus)
+    rollouts = preset.prompts_per_batch * preset.rollouts_per_prompt
+    args = [
+        "--actor.model_name_or_path",
+        model,
+        "--actor.num_nodes",
+        "1",
+        "--actor.num_gpus_per_node",
+        gpus,
+        "--ref.num_nodes",
+        "1",
+        "--ref.num_gpus_per_node",
+        gpus,
+        "--vllm.num_engines",
+        str(layout.vllm_engines),
+        "--vllm.tensor_parallel_size",
+        str(layout.tensor_parallel),
+        "--vllm.gpu_memory_utilization",
+        "0.5" if layout.gpus == 1 else "0.6",
+        "--vllm.enable_sleep",
+        "--ds.enable_sleep",
+        "--train.colocate_all",
+        "--algo.advantage.estimator",
+        estimator,
+        "--actor.adam.lr",
+        _fmt(preset.lr),
+        "--rollout.batch_size",
+        str(preset.prompts_per_batch),
+        "--rollout.n_samples_per_prompt",
+        str(preset.rollouts_per_prompt),
+        "--train.batch_size",
+        str(rollouts),
+        "--train.micro_batch_size",
+        "1",
+        "--rollout.micro_batch_size",
+        "2",
+        "--rollout.temperature",
+        _fmt(preset.temperature),
+        "--rollout.top_p",
+        _fmt(preset.top_p),
+        "--train.num_episodes",
+        str(preset.episodes),
+        "--train.max_epochs",
+        "1",
+        "--data.max_len",
+        str(preset.prompt_max_tokens + preset.response_max_tokens),
+        "--rollout.max_new_tokens",
+        str(preset.response_max_tokens),
+        "--data.prompt_dataset",
+        str(dataset),
+        "--data.input_key",
+        "prompt",
+        "--data.label_key",
+        "label",
+        "--data.apply_chat_template",
+        "--train.agent_func_path",
+        str(agent_file),
+        "--ds.zero_stage",
+        "2",
+        "--ds.param_dtype",
+        "bf16",
+        "--actor.gradient_checkpointing_enable",
+        "--ckpt.output_dir",
+        str(out / "final"),
+        "--ckpt.path",
+        str(out / "ckpt"),
+        "--ckpt.save_hf",
+        "--ckpt.save_steps",
+        str(save_steps),
+        "--logger.tensorboard_dir",
+        str(out / "tensorboard"),
+    ]
+    if preset.kl_coef is not None:
+        args += ["--algo.kl.init_coef", _fmt(preset.kl_coef)]
+    if preset.kl_use_loss:
+        args += ["--algo.kl.use_loss", "--algo.kl.estimator", "k3"]
+    command = [python, "-m", ENTRY_MODULE, *args, *extra]
+    if ray_address:
+        command = ["ray", "job", "submit", f"--address={ray_address}", "--", *command]
+    return command

@@ -1,0 +1,135 @@
+"""The reward file OpenRLHF loads with ``--reward.remote_url PATH/openrlhf_reward.py``.
+
+``reward_func`` scores each response through the env's own ``step`` (via the row's label) and
+never raises: OpenRLHF swallows exceptions and leaves the sample without a reward.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import torch
+
+from tomgym.rewards import REWARD_PRESETS, RewardSpec, resolve_reward
+from tomgym.train.labels import decode_label, env_for, score_label
+
+logger = logging.getLogger(__name__)
+
+# End-of-turn and end-of-text markers of common chat templates (Qwen, Llama 2/3, Gemma, Mistral).
+END_TOKENS = (
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|end|>",
+    "<end_of_turn>",
+    "<eos>",
+    "</s>",
+)
+# Where the assistant turn starts, for a query whose text does not begin with the prompt.
+ASSISTANT_MARKERS = (
+    "<|im_start|>assistant\n",
+    "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "<start_of_turn>model\n",
+    "[/INST]",
+)
+
+
+class Outcome(NamedTuple):
+    """What one response earned: the reward, 1/0 correctness and numeric logs.
+
+    Not a dataclass: OpenRLHF execs this file without putting it in ``sys.modules``, and
+    ``@dataclass`` looks its module up there.
+    """
+
+    reward: float
+    score: float
+    logs: dict[str, float]
+
+
+def strip_end_tokens(text: str) -> str:
+    """Drop trailing end-of-turn/end-of-text markers (and whitespace) from a response."""
+    text = text.rstrip()
+    stripped = True
+    while stripped:
+        stripped = False
+        for token in END_TOKENS:
+            if text.endswith(token):
+                text = text[: -len(token)].rstrip()
+                stripped = True
+    return text
+
+
+def response_from_query(query: str, prompt: str) -> str:
+    """The response part of ``query`` (prompt + response, special tokens kept)."""
+    if prompt and query.startswith(prompt):
+        response = query[len(prompt) :]
+    else:
+        # Decoding the prompt's tokens may not give back its exact text: cut at the last
+        # assistant-turn marker instead.
+        cuts = [query.rfind(m) + len(m) for m in ASSISTANT_MARKERS if m in query]
+        response = query[max(cuts) :] if cuts else query
+    return strip_end_tokens(response)
+
+
+def reward_spec_for(label: Any) -> RewardSpec:
+    """The reward spec a label's env scores with; the ``rlvr`` preset when the label is unusable."""
+    try:
+        return env_for(decode_label(label)).reward_spec
+    except Exception:
+        pass
+    try:
+        data = json.loads(label) if isinstance(label, str) else label
+        return resolve_reward(data["kwargs"]["reward"])
+    except Exception:
+        return REWARD_PRESETS["rlvr"]
+
+
+def failure(label: Any) -> Outcome:
+    """The outcome of a sample that cannot be scored: the reward's minimum, score 0."""
+    spec = reward_spec_for(label)
+    minimum = min(spec.format_ok, spec.format_bad) + min(spec.correct, spec.incorrect)
+    return Outcome(minimum, 0.0, {"format": 0.0, "answer": 0.0, "order": -1.0, "error": 1.0})
+
+
+def score_response_safely(label: Any, response: str) -> Outcome:
+    """Score one response against its label; a bad label or any crash is logged, not raised."""
+    try:
+        score, info = score_label(label, response)
+    except Exception as exc:
+        logger.warning("tomgym reward: cannot score (%s: %s)", type(exc).__name__, exc)
+        return failure(label)
+    order = info.get("order")
+    logs = {
+        "format": float(score.format_ok),
+        "answer": float(score.correct),
+        "order": float(order) if isinstance(order, int) else -1.0,
+        "error": 0.0,
+    }
+    return Outcome(float(score.reward), float(score.correct), logs)
+
+
+def reward_func(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
+) -> dict[str, Any]:
+    """OpenRLHF's hook: 1-D float tensors ``rewards`` and ``scores`` and per-key ``extra_logs``."""
+    outcomes: list[Outcome] = []
+    for i, query in enumerate(queries):
+        label = labels[i] if i < len(labels) else None
+        try:
+            prompt = prompts[i] if i < len(prompts) else ""
+            outcomes.append(score_response_safely(label, response_from_query(query, prompt)))
+        except Exception as exc:  # never let OpenRLHF drop the sample
+            logger.warning("tomgym reward: %s: %s", type(exc).__name__, exc)
+            outcomes.append(failure(label))
+    keys = ("format", "answer", "order", "error")
+    return {
+        "rewards": torch.tensor([o.reward for o in outcomes], dtype=torch.float),
+        "scores": torch.tensor([o.score for o in outcomes], dtype=torch.float),
+        "extra_logs": {
+            k: torch.tensor([o.logs[k] for o in outcomes], dtype=torch.float) for k in keys
+        },
+    }
