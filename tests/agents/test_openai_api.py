@@ -1,0 +1,203 @@
+"""The OpenAI-compatible agent against a scripted local server: retries, failures, concurrency."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from tomgym.agents.base import Episode, make_agent
+from tomgym.agents.openai_api import parse_openai_spec
+
+MAX_REQUESTS = 300
+"""The server answers at most this many requests (then 503), and stops by itself after a minute."""
+
+
+@dataclass
+class Script:
+    """What the server does per user message, and what it saw."""
+
+    seen: Counter[str] = field(default_factory=Counter)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep pytest output clean
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            key = body["messages"][-1]["content"]
+            with script.lock:
+                script.seen[key] += 1
+                attempt = script.seen[key]
+                total = sum(script.seen.values())
+                script.bodies.append(body)
+                script.headers.append(dict(self.headers))
+                script.in_flight += 1
+                script.max_in_flight = max(script.max_in_flight, script.in_flight)
+            try:
+                self.reply(key, attempt, total, body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up on a slow reply
+            finally:
+                with script.lock:
+                    script.in_flight -= 1
+
+        def reply(self, key: str, attempt: int, total: int, body: dict[str, Any]) -> None:
+            if total > MAX_REQUESTS:
+                return self.send(503, b"{}")
+            if key == "path" and self.path != "/v1/chat/completions":
+                return self.send(404, b"wrong path")
+            if key == "slow-once" and attempt == 1:
+                time.sleep(0.6)
+            if key == "busy" or (key == "429-then-ok" and attempt == 1):
+                return self.send(429, b'{"error": "slow down"}', {"Retry-After": "0"})
+            if key in ("always-500",) or (key == "500-twice" and attempt <= 2):
+                return self.send(500, b'{"error": "oops"}')
+            if key == "bad-request":
+                return self.send(400, b'{"error": "bad"}')
+            if key == "bad-json-once" and attempt == 1:
+                return self.send(200, b'{"choices": [')
+            if key == "no-choices-once" and attempt == 1:
+                return self.send(200, b'{"object": "error"}')
+            if key == "think":
+                text = "<think>\nI know.</think><answer>box</answer>"
+            else:
+                text = f"<think>ok</think><answer>{key}</answer>"
+            if key == "steady":
+                time.sleep(0.05)
+            reply = {
+                "choices": [{"message": {"role": "assistant", "content": text},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": len(key), "completion_tokens": 7,
+                          "total_tokens": len(key) + 7},
+                "model": body["model"],
+            }
+            return self.send(200, json.dumps(reply).encode())
+
+        def send(self, code: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Script]]:
+    script = Script()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script))
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    guard = threading.Timer(60, httpd.shutdown)
+    guard.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", script
+    finally:
+        guard.cancel()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def episode(content: str, prefill: str = "") -> Episode:
+    messages = [{"role": "system", "content": "Answer."}, {"role": "user", "content": content}]
+    return Episode(env_id="x", item_id=content, prompt=content, messages=messages,
+                   prefill=prefill)
+
+
+FAST = {"timeout": 0.2, "backoff_base": 0.001, "backoff_max": 0.01, "max_retries": 3}
+
+
+def test_success_sends_the_chat_request_and_counts_tokens(
+    server: tuple[str, Script], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, script = server
+    monkeypatch.setenv("MY_KEY", "sk-test")
+    agent = make_agent(f"openai:tiny-model@{base}", api_key_env="MY_KEY", max_new_tokens=33,
+                       temperature=0.5, **FAST)
+    (response,) = agent.act([episode("path")])
+    assert not response.failed and response.text == "<think>ok</think><answer>path</answer>"
+    assert (response.prompt_tokens, response.completion_tokens) == (4, 7)
+    assert response.extra["attempts"] == 1 and response.seconds is not None
+    body = script.bodies[0]
+    assert body["model"] == "tiny-model" and body["max_tokens"] == 33
+    assert body["temperature"] == 0.5 and body["messages"][0]["role"] == "system"
+    assert script.headers[0]["Authorization"] == "Bearer sk-test"
+    described = agent.describe()
+    assert described["model"] == "tiny-model" and described["sampling"]["max_new_tokens"] == 33
+
+
+def test_retries_on_429_5xx_timeouts_and_malformed_replies(server: tuple[str, Script]) -> None:
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    keys = ["429-then-ok", "500-twice", "slow-once", "bad-json-once", "no-choices-once"]
+    responses = agent.act([episode(k) for k in keys])
+    for key, response in zip(keys, responses, strict=True):
+        assert not response.failed, (key, response.error)
+        assert response.text.endswith(f"<answer>{key}</answer>")
+    assert [r.extra["attempts"] for r in responses] == [2, 3, 2, 2, 2]
+
+
+def test_a_request_that_keeps_failing_is_recorded_and_the_batch_goes_on(
+    server: tuple[str, Script],
+) -> None:
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    responses = agent.act([episode("always-500"), episode("ok"), episode("bad-request"),
+                           episode("busy")])
+    failed, ok, bad, busy = responses
+    assert failed.failed and failed.text == "" and "HTTP 500" in (failed.error or "")
+    assert script.seen["always-500"] == 1 + FAST["max_retries"]
+    assert busy.failed and "429" in (busy.error or "")
+    assert not ok.failed and ok.text.endswith("<answer>ok</answer>")
+    assert bad.failed and script.seen["bad-request"] == 1  # a 400 is not retried
+
+
+def test_concurrency_is_bounded(server: tuple[str, Script]) -> None:
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", concurrency=3, **FAST)
+    responses = agent.act([episode("steady") for _ in range(12)])
+    assert all(not r.failed for r in responses)
+    assert script.seen["steady"] == 12
+    assert 2 <= script.max_in_flight <= 3
+
+
+def test_unreachable_server_fails_fast() -> None:
+    agent = make_agent("openai:m@http://127.0.0.1:9", **FAST)
+    (response,) = agent.act([episode("ok")])
+    assert response.failed and response.extra["attempts"] == 1 + FAST["max_retries"]
+
+
+def test_a_prefill_echoed_back_is_not_doubled(server: tuple[str, Script]) -> None:
+    base, _ = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    (response,) = agent.act([episode("think", prefill="<think>\n")])
+    assert response.text == "I know.</think><answer>box</answer>"
+
+
+def test_spec_parsing() -> None:
+    assert parse_openai_spec("openai:gpt-x@http://h:1/v1/", {}) == ("gpt-x", "http://h:1/v1")
+    assert parse_openai_spec("openai:gpt-x", {"base_url": "https://b/v1"}) == (
+        "gpt-x", "https://b/v1")
+    with pytest.raises(ValueError, match="openai:<model>@<base url>"):
+        parse_openai_spec("openai:", {})
+    with pytest.raises(ValueError, match="concurrency"):
+        make_agent("openai:m@http://h/v1", concurrency=0)
