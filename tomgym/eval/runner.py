@@ -318,6 +318,13 @@ def evaluate(
         split = DEFAULT_SPLIT
     targets, suite_name, suite_seed = resolve_targets(envs, suite, n, split, env_kwargs)
     run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
+    if suite is not None:
+        from tomgym.eval.suites import load_suite
+
+        suite_sampling = load_suite(suite).sampling
+        temperature = temperature if temperature is not None else suite_sampling.get("temperature")
+        if max_new_tokens is None and "max_new_tokens" in suite_sampling:
+            max_new_tokens = int(suite_sampling["max_new_tokens"])
     sampling = {
         k: v
         for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens))

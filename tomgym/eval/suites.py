@@ -48,6 +48,18 @@ class Suite(BaseModel):
     )
     envs: list[SuiteEnv] = Field(min_length=1)
     agents: list[str] = Field(default_factory=list)
+    sampling: dict[str, float | int] = Field(
+        default_factory=dict,
+        description="Default temperature / max_new_tokens for model agents (CLI flags win).",
+    )
+
+    @field_validator("sampling")
+    @classmethod
+    def _known_sampling(cls, sampling: dict[str, float | int]) -> dict[str, float | int]:
+        unknown = sorted(set(sampling) - {"temperature", "max_new_tokens"})
+        if unknown:
+            raise ValueError(f"unknown sampling keys {unknown}; known: temperature, max_new_tokens")
+        return sampling
 
     @field_validator("envs")
     @classmethod
