@@ -15,6 +15,16 @@ TRAIN_ORDERS = (0, 1, 2, 3)
 """The ToM-RL training distribution (arXiv 2504.01698) mixes orders 0-3; order 4 is held out."""
 
 
+def resolve_alias(name: str, value: str, default: str, alias: str | None) -> str:
+    """``vocab_split`` / ``template_split`` are aliases of ``vocab`` / ``templates``; giving
+    both, they must agree."""
+    if alias is None:
+        return value
+    if value not in (default, alias):
+        raise ValueError(f"{name}={value!r} and {name}_split={alias!r} disagree")
+    return alias
+
+
 @functools.lru_cache(maxsize=4096)
 def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMItem:
     """Item ``index`` of a generated Hi-ToM env: a pure function of its arguments."""
@@ -37,8 +47,19 @@ def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMIte
             "question_agents": list(q.question_agents),
             "generator_version": GENERATOR_VERSION,
             "seed": seed,
+            **_variant(config),
         },
     )
+
+
+def _variant(config: HiToMConfig) -> dict[str, Any]:
+    """Metadata for the generalisation options, only when set (existing items unchanged)."""
+    out: dict[str, Any] = {}  # (vocab_split is left out: vocab="test" items predate it)
+    if config.templates != "canonical":
+        out["template_split"] = config.templates
+    if config.debiased:
+        out["debiased"] = True
+    return out
 
 
 class HiToMEnv(ToMEnv):
@@ -74,16 +95,31 @@ class HiToMEnv(ToMEnv):
     - ``deception``: ``True`` (Tell stories only), ``False`` (No_Tell only) or ``None`` (mixed).
     - ``length``: chapters, 1-3, or ``None`` (mixed, as in the release).
     - ``noise``: distractor-sentence probability before each sentence (default 0.1).
-    - ``vocab``: the packaged vocabulary (``train``; ``test`` is disjoint from it).
+    - ``vocab_split`` (alias ``vocab``): the packaged vocabulary, ``train`` (default) or
+      ``test``, whose names, rooms, objects and container kinds are disjoint from train's.
+    - ``templates`` (alias ``template_split``): sentence phrasings, ``canonical`` (the
+      release forms, default), ``train`` or ``test`` (disjoint paraphrase sets; one phrasing
+      per event kind per story, drawn from the item's seed).
+    - ``debiased``: rejection-sample each item's sub-seeds so the answer's position among the
+      containers the object was ever in or claimed in (4 or more) is uniform and independent
+      of the asked agent's exit rank; the position shortcuts (initial, true, first named
+      location) fall to 1/#positions, about 24% (orders 1-4 only; see
+      ``tomgym.world.debias``).
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     ## Registered Configurations
     - ``ToM-HiToM-O0-v0`` ... ``ToM-HiToM-O4-v0``: one order each.
     - ``ToM-HiToM-v0``: orders 0-3 mixed (the ToM-RL training distribution).
     ``ToM-HiToM-O4-v0`` is held out from ``ToM-HiToM-v0`` and ``-O0``...``-O3``.
+    - ``ToM-HiToM-O2-NewVocab-v0``: order 2, the test vocabulary (held out by content).
+    - ``ToM-HiToM-O2-Paraphrase-v0``: order 2, the test paraphrase templates.
+    - ``ToM-HiToM-O2-Noisy-v0``: order 2, a distractor before half of the sentences.
+    - ``ToM-HiToM-O1-Debiased-v0`` ... ``ToM-HiToM-O4-Debiased-v0``: shortcut-balanced items.
+    These generalisation IDs are held out from ``ToM-HiToM-v0`` and the order IDs.
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release (the ``vocab_split``, ``templates`` and ``debiased`` arguments
+      leave the items of the existing IDs unchanged).
     """
 
     family = "hitom"
@@ -98,10 +134,16 @@ class HiToMEnv(ToMEnv):
         length: int | None = None,
         noise: float = 0.1,
         vocab: str = "train",
+        vocab_split: str | None = None,
+        templates: str = "canonical",
+        template_split: str | None = None,
+        debiased: bool = False,
         **unknown: Any,
     ) -> ItemSource:
         if unknown:
             raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
+        vocab = resolve_alias("vocab", vocab, "train", vocab_split)
+        templates = resolve_alias("templates", templates, "canonical", template_split)
         split_seed("hitom", split, seed)  # validates the split now rather than at the first reset
         if length is not None and length not in (1, 2, 3):
             raise ValueError(f"length must be 1, 2, 3 or None, got {length!r}")
@@ -111,7 +153,13 @@ class HiToMEnv(ToMEnv):
         if not orders or bad:
             raise ValueError(f"orders must be a non-empty subset of 0-4, got {orders!r}")
         config = HiToMConfig(
-            orders=tuple(orders), deception=deception, length=length, noise=noise, vocab=vocab
+            orders=tuple(orders),
+            deception=deception,
+            length=length,
+            noise=noise,
+            vocab=vocab,
+            templates=templates,
+            debiased=debiased,
         )
         return GeneratedSource(
             functools.partial(hitom_item, config, split, seed), max_story_chars(config)
@@ -121,6 +169,16 @@ class HiToMEnv(ToMEnv):
 ENTRY = "tomgym.envs.hitom:HiToMEnv"
 ORDER_IDS = {order: f"ToM-HiToM-O{order}-v0" for order in range(5)}
 MIXED_ID = "ToM-HiToM-v0"
+VARIANT_IDS: dict[str, tuple[tuple[int, ...], dict[str, Any], str]] = {
+    "ToM-HiToM-O2-NewVocab-v0": ((2,), {"vocab_split": "test"}, "the test vocabulary"),
+    "ToM-HiToM-O2-Paraphrase-v0": ((2,), {"templates": "test"}, "the test paraphrases"),
+    "ToM-HiToM-O2-Noisy-v0": ((2,), {"noise": 0.5}, "a distractor before half the sentences"),
+    **{
+        f"ToM-HiToM-O{o}-Debiased-v0": ((o,), {"debiased": True}, "shortcut-balanced answers")
+        for o in (1, 2, 3, 4)
+    },
+}
+"""Generalisation IDs: (orders, extra kwargs, what differs), held out from the training IDs."""
 
 
 def register_envs() -> None:
@@ -148,5 +206,18 @@ def register_envs() -> None:
             description=f"Generated Hi-ToM, order {order}"
             + (" (held out: never in the training mix)" if held_out else ""),
             kwargs={"orders": (order,)},
+            overwrite=True,
+        )
+    for env_id, (orders, extra, what) in VARIANT_IDS.items():
+        register_tom_env(
+            env_id,
+            entry_point=ENTRY,
+            family="hitom",
+            orders=orders,
+            split="train",
+            held_out=True,
+            held_out_from=(MIXED_ID, *(ORDER_IDS[o] for o in TRAIN_ORDERS)),
+            description=f"Generated Hi-ToM, order {orders[0]}, {what} (held out)",
+            kwargs={"orders": orders, **extra},
             overwrite=True,
         )

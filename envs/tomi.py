@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from tomgym.envs.hitom import resolve_alias
+
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -37,8 +39,19 @@ def tomi_item(config: ToMiConfig, split: str, seed: int, index: int) -> ToMItem:
             "question_agents": list(q.question_agents),
             "generator_version": GENERATOR_VERSION,
             "seed": seed,
+            **_variant(config),
         },
     )
+
+
+def _variant(config: ToMiConfig) -> dict[str, Any]:
+    """Metadata for the generalisation options, only when set (existing items unchanged)."""
+    out: dict[str, Any] = {}  # (vocab_split is left out: vocab="test" items predate it)
+    if config.templates != "canonical":
+        out["template_split"] = config.templates
+    if config.debiased:
+        out["debiased"] = True
+    return out
 
 
 class ToMiEnv(ToMEnv):
@@ -72,14 +85,22 @@ class ToMiEnv(ToMEnv):
     - ``seed``: the dataset seed (default 0).
     - ``question_types``: subset of memory, reality, first_order, second_order.
     - ``coloured``: containers in the original release's coloured form (``green_box``).
-    - ``vocab``: the packaged vocabulary (``train``; ``test`` is disjoint from it).
+    - ``vocab_split`` (alias ``vocab``): the packaged vocabulary, ``train`` (default) or
+      ``test`` (disjoint names, rooms, objects and container kinds).
+    - ``templates`` (alias ``template_split``): ``canonical`` (default), ``train`` or
+      ``test`` paraphrase sets.
+    - ``debiased``: answer equal to the true location for half the items, asked agent the
+      first entrant for half (belief questions only), so the shortcuts sit at 1/2.
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     ## Registered Configurations
     - ``ToM-ToMi-v0``: all question kinds, Clever-Hans sentence forms.
+    - ``ToM-ToMi-NewVocab-v0``: the test vocabulary (held out from ``ToM-ToMi-v0``).
+    - ``ToM-ToMi-Paraphrase-v0``: the test paraphrase templates (held out).
+    - ``ToM-ToMi-Debiased-v0``: belief questions with shortcut-balanced answers (held out).
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release (the new arguments leave ``ToM-ToMi-v0``'s items unchanged).
     """
 
     family = "tomi"
@@ -92,12 +113,22 @@ class ToMiEnv(ToMEnv):
         question_types: tuple[str, ...] = ("memory", "reality", "first_order", "second_order"),
         coloured: bool = False,
         vocab: str = "train",
+        vocab_split: str | None = None,
+        templates: str = "canonical",
+        template_split: str | None = None,
+        debiased: bool = False,
         **unknown: Any,
     ) -> ItemSource:
         if unknown:
             raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
         split_seed("tomi", split, seed)
-        config = ToMiConfig(question_types=tuple(question_types), coloured=coloured, vocab=vocab)
+        config = ToMiConfig(
+            question_types=tuple(question_types),
+            coloured=coloured,
+            vocab=resolve_alias("vocab", vocab, "train", vocab_split),
+            templates=resolve_alias("templates", templates, "canonical", template_split),
+            debiased=debiased,
+        )
         return GeneratedSource(
             functools.partial(tomi_item, config, split, seed), max_story_chars(config)
         )
@@ -113,3 +144,26 @@ def register_envs() -> None:
         description="Generated ToMi, all six question kinds, story types balanced",
         overwrite=True,
     )
+    belief = ("first_order", "second_order")
+    variants: dict[str, tuple[dict[str, Any], tuple[int, ...], str]] = {
+        "ToM-ToMi-NewVocab-v0": ({"vocab_split": "test"}, (0, 1, 2), "the test vocabulary"),
+        "ToM-ToMi-Paraphrase-v0": ({"templates": "test"}, (0, 1, 2), "the test paraphrases"),
+        "ToM-ToMi-Debiased-v0": (
+            {"debiased": True, "question_types": belief},
+            (1, 2),
+            "belief questions, shortcut-balanced answers",
+        ),
+    }
+    for env_id, (kwargs, orders, what) in variants.items():
+        register_tom_env(
+            env_id,
+            entry_point="tomgym.envs.tomi:ToMiEnv",
+            family="tomi",
+            orders=orders,
+            split="train",
+            held_out=True,
+            held_out_from=("ToM-ToMi-v0",),
+            description=f"Generated ToMi, {what} (held out)",
+            kwargs=kwargs,
+            overwrite=True,
+        )

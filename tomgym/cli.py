@@ -176,11 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tomgym.data_commands import add_commands as add_data_commands
     from tomgym.eval.commands import add_commands as add_eval_commands
+    from tomgym.generalisation_commands import add_commands as add_generalisation_commands
     from tomgym.train.commands import add_commands as add_train_commands
 
     add_data_commands(sub)
     add_eval_commands(sub)
     add_train_commands(sub)
+    add_generalisation_commands(sub)
     return parser
 
 

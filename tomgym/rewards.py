@@ -30,10 +30,20 @@ class RewardSpec(BaseModel):
     incorrect: float = Field(
         0.0, description="Added for anything else (wrong, missing, unparsable)."
     )
+    trace_weight: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="Weight of trace fidelity (share of the reasoning's belief claims that the "
+        "simulator confirms) on Hi-ToM and ToMi items; 0 leaves the reward as it was.",
+    )
 
     @property
     def max_reward(self) -> float:
-        return max(self.format_ok, self.format_bad) + max(self.correct, self.incorrect)
+        return (
+            max(self.format_ok, self.format_bad)
+            + max(self.correct, self.incorrect)
+            + self.trace_weight
+        )
 
 
 REWARD_PRESETS: dict[str, RewardSpec] = {
@@ -97,6 +107,11 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     return j.correct, j.verdict, j.detail
 
 
+def item_family(item: ToMItem) -> str:
+    """The dataset family of an item, from its source ("hitom-generated" -> "hitom")."""
+    return item.source.split("-", 1)[0]
+
+
 def score_response(
     response: str, item: ToMItem, reward: RewardSpec | str = "rlvr", prefill: str = ""
 ) -> Score:
@@ -112,8 +127,14 @@ def score_response(
         "format": spec.format_ok if parsed.format_ok else spec.format_bad,
         "answer": spec.correct if correct else spec.incorrect,
     }
+    family = item_family(item)
+    if spec.trace_weight > 0 and family in ("hitom", "tomi"):
+        from tomgym.trace import safe_trace_fidelity
+
+        trace = safe_trace_fidelity(item.story, item.question, parsed.think or "", family)
+        parts["trace"] = spec.trace_weight * trace.reward
     return Score(
-        reward=parts["format"] + parts["answer"],
+        reward=sum(parts.values()),
         parts=parts,
         format_ok=parsed.format_ok,
         answer=parsed.answer,

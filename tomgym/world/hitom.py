@@ -6,7 +6,21 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from tomgym.world.render import hitom_question, render_event, render_story
+from tomgym.world.debias import (
+    POSITION_RESOLUTION,
+    first_chapter_exit_rank,
+    index_target,
+    position_ok,
+    rejection_sample,
+)
+from tomgym.world.render import (
+    PARAPHRASES,
+    TEMPLATE_SETS,
+    choose_phrasing,
+    hitom_question,
+    render_event,
+    render_story,
+)
 from tomgym.world.simulator import (
     WAITING_ROOM,
     Distractor,
@@ -45,8 +59,14 @@ class HiToMConfig:
     length: int | None = None
     noise: float = 0.1
     vocab: str = "train"
+    templates: str = "canonical"
+    debiased: bool = False
 
     def __post_init__(self) -> None:
+        if self.templates not in TEMPLATE_SETS:
+            raise ValueError(f"templates must be one of {TEMPLATE_SETS}, got {self.templates!r}")
+        if self.debiased and 0 in self.orders:
+            raise ValueError("debiased stories need orders 1-4 (order 0's answer is reality)")
         if not self.orders or any(o not in range(5) for o in self.orders):
             raise ValueError(f"orders must be a non-empty subset of 0..4, got {self.orders}")
         if self.length is not None and self.length not in CHAPTER_PLANS:
@@ -56,9 +76,12 @@ class HiToMConfig:
         load_vocab(self.vocab)  # raises on an unknown name
 
     def canonical(self) -> str:
+        # The new options appear only when set, so every existing item stays byte-identical.
         return (
             f"orders={','.join(map(str, self.orders))}|deception={self.deception}"
             f"|length={self.length}|noise={self.noise!r}|vocab={self.vocab}"
+            + (f"|templates={self.templates}" if self.templates != "canonical" else "")
+            + ("|debiased" if self.debiased else "")
         )
 
 
@@ -169,9 +192,10 @@ def _chapters(
     return events, agents, containers, objects, asked
 
 
-def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
-    """Item ``index`` of the Hi-ToM stream (GENERATOR_VERSION, config, seed): a pure function."""
-    rng, uid = item_rng("hitom", GENERATOR_VERSION, config.canonical(), seed, index)
+def _generate(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> HiToMQuestion:
+    """One draw of item ``index``; attempts > 0 are the debiasing sampler's further tries."""
+    canonical = config.canonical() + (f"|try={attempt}" if attempt else "")
+    rng, uid = item_rng("hitom", GENERATOR_VERSION, canonical, seed, index)
     vocab = load_vocab(config.vocab)
     deception = config.deception if config.deception is not None else rng.random() < 0.5
     length = config.length if config.length is not None else rng.choice((1, 2, 3))
@@ -184,10 +208,14 @@ def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
         events.append(event)
     asked = rng.sample(agents, N_AGENTS)
     question_agents = tuple(asked[4 - order : 4])
-    answer = simulate(events).beliefs(question_agents, obj)
+    # Beliefs of each nesting depth evolve independently, so simulating up to the asked
+    # depth gives the same answer, faster.
+    answer = simulate(events, max_order=max(order, 1)).beliefs(question_agents, obj)
     assert answer is not None
+    # A separate stream, so the phrasing never changes which story is drawn.
+    phrasing = choose_phrasing(config.templates, random.Random(f"{uid}|templates"))
     return HiToMQuestion(
-        story=render_story(events),
+        story=render_story(events, phrasing),
         question=hitom_question(question_agents, obj),
         answer=answer,
         order=order,
@@ -201,6 +229,38 @@ def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     )
 
 
+def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
+    """Item ``index`` of the Hi-ToM stream (GENERATOR_VERSION, config, seed): a pure function."""
+    if config.debiased:
+        return _debiased(config, seed, index)
+    return _generate(config, seed, index)
+
+
+def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
+    """The answer's position in the object's trajectory uniform; the innermost asked agent's
+    exit rank in the first chapter uniform over 0-4 (see tomgym.world.debias)."""
+    target = index_target("hitom", seed, index)
+    position = (target % POSITION_RESOLUTION) / POSITION_RESOLUTION
+    rank = (target // POSITION_RESOLUTION) % N_AGENTS
+
+    def role_ok(q: HiToMQuestion) -> bool:
+        return position_ok(q, position)
+
+    def rank_ok(q: HiToMQuestion) -> bool:
+        return first_chapter_exit_rank(q.events, q.question_agents[-1]) == rank
+
+    return rejection_sample(
+        lambda attempt: _generate(config, seed, index, attempt), role_ok, rank_ok
+    )
+
+
+def _longest_phrasings(templates: str) -> list[dict[str, str] | None]:
+    """The canonical forms and, for a paraphrase set, its longest template of every kind."""
+    if templates == "canonical":
+        return [None]
+    return [None, {k: max(ts, key=len) for k, ts in PARAPHRASES[templates].items()}]
+
+
 def max_story_chars(config: HiToMConfig) -> int:
     """An upper bound on len(story) + len(question) over every item of the config."""
     vocab = load_vocab(config.vocab)
@@ -210,7 +270,8 @@ def max_story_chars(config: HiToMConfig) -> int:
     cont = max(map(len, vocab.containers()))
     longest = max(
         (
-            render_event(e)
+            render_event(e, phrasing)
+            for phrasing in _longest_phrasings(config.templates)
             for e in (
                 Enter(tuple(["N" * name] * N_AGENTS), "R" * room),
                 ObjectIs("O" * obj, "C" * cont),

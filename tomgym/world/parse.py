@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import string
 from collections.abc import Callable
 
+from tomgym.world.render import PARAPHRASES
 from tomgym.world.simulator import (
     Distractor,
     Enter,
@@ -61,6 +64,50 @@ _FORMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Event]]] = [
         lambda m: Distractor(m[0]),
     ),
 ]
+
+
+def _template_event(kind: str, m: re.Match[str]) -> Event:
+    g = m.groupdict()
+    if kind == "enter":
+        return Enter(tuple(a for a in _AGENT_SPLIT.split(g["agents"]) if a), g["room"])
+    if kind == "object_is":
+        return ObjectIs(g["obj"], g["container"])
+    if kind == "move":
+        return Move(g["agent"], g["obj"], g["container"])
+    if kind == "stay":
+        return Stay(g["agent"], g["room"])
+    if kind == "exit":
+        return Exit(g["agent"], g["room"])
+    if kind == "public":
+        return PublicClaim(g["speaker"], g["obj"], g["container"])
+    return PrivateTell(g["speaker"], g["listener"], g["obj"], g["container"])
+
+
+def _template_pattern(template: str) -> re.Pattern[str]:
+    """A render template ('{agent} left the {room}.') as an anchored regex with named groups."""
+    parts = ["^"]
+    for literal, name, _, _ in string.Formatter().parse(template.rstrip(".")):
+        parts.append(re.escape(literal))
+        if name == "agents":
+            parts.append(r"(?P<agents>.+?)")
+        elif name:
+            parts.append(rf"(?P<{name}>[A-Za-z0-9_\-']+)")
+    parts.append("$")
+    return re.compile("".join(parts))
+
+
+def _template_forms() -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], Event]]]:
+    forms: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Event]]] = []
+    for phrasings in PARAPHRASES.values():
+        for kind, templates in phrasings.items():
+            for template in templates:
+                forms.append(
+                    (_template_pattern(template), functools.partial(_template_event, kind))
+                )
+    return forms
+
+
+_FORMS += _template_forms()
 
 
 def parse_sentence(sentence: str) -> Event:

@@ -10,6 +10,11 @@ def _world(story: str, order: int) -> World:
     return simulate(parse_story(story), max_order=max(order, 1))
 
 
+def hitom_world(story: str, max_order: int = 4) -> World:
+    """The simulated final state of a Hi-ToM story, nested beliefs up to ``max_order``."""
+    return simulate(parse_story(story), max_order=max_order)
+
+
 def solve_hitom(story: str, question: str) -> str:
     """The container the question asks for, under the Hi-ToM rules."""
     agents, obj = parse_hitom_question(question)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from tomgym.world.debias import index_target, rejection_sample
 from tomgym.world.hitom import item_rng
-from tomgym.world.render import number_lines, render_event
+from tomgym.world.render import (
+    PARAPHRASES,
+    TEMPLATE_SETS,
+    choose_phrasing,
+    number_lines,
+    render_event,
+)
 from tomgym.world.simulator import Distractor, Enter, Event, Exit, Move, ObjectIs, World
 from tomgym.world.tomi_solve import parse_tomi_question, solve_tomi
 from tomgym.world.vocab import load_vocab
@@ -41,15 +48,26 @@ class ToMiConfig:
     question_types: tuple[str, ...] = QUESTION_TYPES
     coloured: bool = False  # False: Clever-Hans containers ("box"); True: fb ("green_box")
     vocab: str = "train"
+    templates: str = "canonical"
+    debiased: bool = False
 
     def __post_init__(self) -> None:
         bad = [q for q in self.question_types if q not in QUESTION_TYPES]
         if not self.question_types or bad:
             raise ValueError(f"question_types must be a non-empty subset of {QUESTION_TYPES}")
+        if self.templates not in TEMPLATE_SETS:
+            raise ValueError(f"templates must be one of {TEMPLATE_SETS}, got {self.templates!r}")
+        if self.debiased and {"memory", "reality"} & set(self.question_types):
+            raise ValueError("debiased stories need belief questions (first_order, second_order)")
         load_vocab(self.vocab)
 
     def canonical(self) -> str:
-        return f"qt={','.join(self.question_types)}|coloured={self.coloured}|vocab={self.vocab}"
+        # The new options appear only when set, so every existing item stays byte-identical.
+        return (
+            f"qt={','.join(self.question_types)}|coloured={self.coloured}|vocab={self.vocab}"
+            + (f"|templates={self.templates}" if self.templates != "canonical" else "")
+            + ("|debiased" if self.debiased else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -118,9 +136,26 @@ def _story(
 
 
 def generate_tomi(config: ToMiConfig, seed: int, index: int) -> ToMiQuestion:
-    """Item ``index``: story type index % 3 (balanced), question drawn from the config's types."""
-    rng, uid = item_rng("tomi", GENERATOR_VERSION, config.canonical(), seed, index)
-    story_type = STORY_TYPES[index % len(STORY_TYPES)]
+    """Item ``index``: story type index % 3 (balanced), question drawn from the config's types.
+
+    Debiased: the answer is the true location for half the indices (so the reality and
+    initial-location shortcuts are at 1/2), and the asked agent entered first for half.
+    """
+    if not config.debiased:
+        return _generate(config, seed, index)
+    target = index_target("tomi", seed, index)
+    want_real, want_first = bool(target % 2), bool((target // 2) % 2)
+    return rejection_sample(
+        lambda attempt: _generate(config, seed, index, attempt),
+        lambda q: (not q.tom) == want_real,
+        lambda q: (q.question_index == 0) == want_first,
+    )
+
+
+def _generate(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> ToMiQuestion:
+    canonical = config.canonical() + (f"|try={attempt}" if attempt else "")
+    rng, uid = item_rng("tomi", GENERATOR_VERSION, canonical, seed, index)
+    story_type = STORY_TYPES[(index + attempt) % len(STORY_TYPES)]
     events, entered, obj, containers = _story(rng, config, story_type)
     kind = rng.choice(config.question_types)
     agents: tuple[str, ...] = ()
@@ -131,8 +166,9 @@ def generate_tomi(config: ToMiConfig, seed: int, index: int) -> ToMiQuestion:
     world = World(max_order=2).apply_all(events)
     answer = world.initial[obj] if kind == "memory" else world.beliefs(agents, obj)
     assert answer is not None
+    phrasing = choose_phrasing(config.templates, random.Random(f"{uid}|templates"))
     return ToMiQuestion(
-        story=number_lines([render_event(e) for e in events]),
+        story=number_lines([render_event(e, phrasing) for e in events]),
         question=tomi_question(kind, agents, obj),
         answer=answer,
         question_type=kind,
@@ -153,11 +189,20 @@ def max_story_chars(config: ToMiConfig) -> int:
     name, obj = max(map(len, vocab.names)), max(map(len, vocab.objects))
     room = max(map(len, vocab.rooms))
     cont = max(map(len, vocab.containers(config.coloured)))
+    phrasings: list[dict[str, str] | None] = [None]
+    if config.templates != "canonical":
+        phrasings.append({k: max(ts, key=len) for k, ts in PARAPHRASES[config.templates].items()})
     sentence = max(
-        len(render_event(Move("N" * name, "O" * obj, "C" * cont))),
-        len(render_event(ObjectIs("O" * obj, "C" * cont))),
-        len(render_event(Enter(("N" * name,), "R" * room))),
-        len(render_event(Exit("N" * name, "R" * room))),
+        *(
+            len(render_event(e, phrasing))
+            for phrasing in phrasings
+            for e in (
+                Move("N" * name, "O" * obj, "C" * cont),
+                ObjectIs("O" * obj, "C" * cont),
+                Enter(("N" * name,), "R" * room),
+                Exit("N" * name, "R" * room),
+            )
+        ),
         name + len(" dislikes the ") + obj,
     )
     lines = 3 + MAX_ACTIONS + MAX_DISTRACTOR_EVENTS + MAX_NOISE

@@ -95,6 +95,11 @@ def _release_world(events: list[Event], agents: tuple[str, ...], obj: str) -> Wo
     return world
 
 
+def tomi_world(story: str) -> World:
+    """The simulated final state of a ToMi story under the rules (beliefs up to order 2)."""
+    return World(max_order=2).apply_all(_place_objects(parse_story(story)))
+
+
 def solve_tomi(story: str, question: str, mode: str = "rules") -> str:
     """The container a ToMi question asks for; mode "rules" or "release" (see module doc)."""
     if mode not in ("rules", "release"):

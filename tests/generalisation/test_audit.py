@@ -1,0 +1,57 @@
+"""The shortcut audit: rows, the probe, the summary number and the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tomgym.generalisation_commands import add_commands
+from tomgym.shortcuts import AuditRow, audit_env, audit_table, fit_probe, probe_predict
+
+
+def test_shortcut_share() -> None:
+    row = AuditRow("X-v0", "hitom", "test", 10, 10, chance=0.1, oracle=1.0,
+                   baselines={"random": 0.1, "heuristic:first": 0.55}, probe=0.4)  # fmt: skip
+    assert row.best_shortcut == ("heuristic:first", 0.55)
+    assert row.shortcut_share == pytest.approx(0.5)
+    assert AuditRow("Y-v0", "x", "test", 1, 1, chance=0.5, oracle=0.5).shortcut_share is None
+
+
+def test_probe_learns_a_planted_feature() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 4, 3))
+    gold = x[:, :, 1].argmax(axis=1)
+    mask = np.ones((200, 4), dtype=bool)
+    w = fit_probe(x[:150], mask[:150], gold[:150])
+    assert (probe_predict(w, x[150:], mask[150:]) == gold[150:]).mean() > 0.9
+    assert np.array_equal(w, fit_probe(x[:150], mask[:150], gold[:150]))
+
+
+def test_audit_generated_env() -> None:
+    row = audit_env("ToM-HiToM-O4-v0", n_train=120, n_test=60)
+    assert row.test_split == "test" and row.n_test == 60
+    assert row.oracle == 1.0 and row.chance == pytest.approx(1 / 15)
+    assert row.baselines["heuristic:initial"] > 0.2  # the known order-4 shortcut
+    assert row.probe is not None and row.shortcut_share is not None
+    assert "ToM-HiToM-O4-v0" in audit_table([row])
+
+
+def test_audit_release_without_split(data_root: Path) -> None:
+    row = audit_env("ToM-HiToM-Original-O0-v0", n_train=60, n_test=60)
+    assert row.test_split.startswith("half")
+    assert row.baselines["heuristic:reality"] > 0.9
+
+
+def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"))
+    out = tmp_path / "a.json"
+    args = parser.parse_args(["audit", "ToM-ToMi-v0", "--n", "40", "--out", str(out)])
+    assert args.handler(args) == 0
+    assert "| ToM-ToMi-v0 |" in capsys.readouterr().out
+    assert json.loads(out.read_text())["rows"][0]["env_id"] == "ToM-ToMi-v0"

@@ -1,0 +1,60 @@
+"""Debiased variants: the shortcut baselines sit near their floor, and the items stay solvable."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+import tomgym
+from tomgym.shortcuts import agent_accuracy, chance_level
+from tomgym.world.debias import trajectory
+from tomgym.world.hitom import HiToMConfig
+from tomgym.world.parse import parse_story
+
+N = 150
+SHORTCUTS = ("heuristic:first", "heuristic:reality", "heuristic:initial", "random")
+
+
+def test_tomi_debiased_baselines_at_chance() -> None:
+    items = tomgym.load_items("ToM-ToMi-Debiased-v0", 300, split="test")
+    chance = sum(map(chance_level, items)) / len(items)
+    assert chance == pytest.approx(0.5)
+    for spec in SHORTCUTS:
+        acc = agent_accuracy(spec, items, "ToM-ToMi-Debiased-v0", "tomi")
+        assert abs(acc - chance) < 0.08, (spec, acc)
+    assert agent_accuracy("oracle", items, "ToM-ToMi-Debiased-v0", "tomi") == 1.0
+    assert Counter(it.metadata["question_index"] for it in items).most_common(1)[0][1] < 180
+
+
+def test_hitom_debiased_baselines_near_floor() -> None:
+    """No belief answer lies off the object's path, so the floor a position rule can reach is
+    E[1/|path|]; debiased, the position shortcuts sit at it and random at 1/15."""
+    env_id = "ToM-HiToM-O2-Debiased-v0"
+    items = tomgym.load_items(env_id, N, split="test")
+    paths = [trajectory(parse_story(it.story), it.metadata["object"]) for it in items]
+    floor = sum(1 / len(p) for p in paths) / len(items)
+    assert floor < 0.3
+    for spec in ("heuristic:first", "heuristic:reality", "heuristic:initial"):
+        acc = agent_accuracy(spec, items, env_id, "hitom")
+        assert abs(acc - floor) < 0.08, (spec, acc, floor)
+    chance = sum(map(chance_level, items)) / len(items)
+    assert abs(agent_accuracy("random", items, env_id, "hitom") - chance) < 0.06
+    assert agent_accuracy("oracle", items, env_id, "hitom") == 1.0
+    quarters = [p.index(it.answer) * 4 // len(p) for p, it in zip(paths, items, strict=True)]
+    positions = Counter(quarters)
+    assert max(positions.values()) < 0.4 * N  # the answer's place on the path is spread out
+
+
+def test_debiased_needs_belief_questions() -> None:
+    with pytest.raises(ValueError):
+        HiToMConfig(orders=(0, 1), debiased=True)
+    with pytest.raises(ValueError):
+        tomgym.make("ToM-ToMi-v0", debiased=True).reset()
+
+
+def test_debiased_items_are_deterministic() -> None:
+    a = tomgym.load_items("ToM-HiToM-O3-Debiased-v0", 5)
+    b = tomgym.load_items("ToM-HiToM-O3-Debiased-v0", 5)
+    assert a == b
+    assert all(it.metadata["debiased"] for it in a)

@@ -1,0 +1,92 @@
+"""Trace fidelity: the claim parser on hand-written traces and on the oracle's own reasoning."""
+
+from __future__ import annotations
+
+import pytest
+
+import tomgym
+from tomgym.rewards import RewardSpec, score_response
+from tomgym.trace import parse_claims, trace_fidelity
+from tomgym.world.solve import explain_hitom, hitom_world, solve_hitom
+
+STORY = """1 Anna, Ben and Carl entered the kitchen.
+2 The apple is in the green_box.
+3 Anna exited the kitchen.
+4 Ben moved the apple to the red_bag.
+5 Ben exited the kitchen.
+6 Carl moved the apple to the blue_tub.
+7 Carl exited the kitchen.
+8 Anna, Ben and Carl entered the waiting_room."""
+QUESTION = "Where does Anna think Ben thinks the apple is?"
+
+
+def test_parser_reads_the_claim_forms() -> None:
+    world = hitom_world(STORY)
+    text = (
+        "Ben thinks the apple is in the red_bag. Carl believes Ben thinks that the apple is in "
+        "the red bag! The apple is now in the blue_tub. Anna would look for the apple in the "
+        "green_box; Ben moved the apple to the red_bag. Anna does not think the apple is in "
+        "the red_bag. The apple was in the green_box at first."
+    )
+    claims = [(c.agents, c.obj, c.container) for c in parse_claims(text, world)]
+    assert claims == [
+        (("Ben",), "apple", "red_bag"),
+        (("Carl", "Ben"), "apple", "red_bag"),
+        ((), "apple", "blue_tub"),
+        (("Anna",), "apple", "green_box"),
+    ]
+
+
+def test_judged_right_wrong_and_irrelevant() -> None:
+    think = (
+        "The apple is in the blue_tub. Ben thinks the apple is in the blue_tub. "
+        "Anna thinks Ben thinks the apple is in the green_box. Carl thinks the apple is in "
+        "the blue_tub."
+    )
+    score = trace_fidelity(STORY, QUESTION, think, "hitom")
+    assert (score.right, score.wrong, score.irrelevant) == (2, 1, 1)
+    assert score.fidelity == pytest.approx(2 / 3)
+    assert [v for _, v in score.claims] == ["right", "wrong", "right", "irrelevant"]
+
+
+def test_no_claims_scores_nothing() -> None:
+    score = trace_fidelity(STORY, QUESTION, "I am not sure about any of this.", "hitom")
+    assert score.n_claims == 0 and score.fidelity is None and score.reward == 0.0
+
+
+@pytest.mark.parametrize(
+    "env_id", ["ToM-HiToM-v0", "ToM-HiToM-O4-v0", "ToM-HiToM-O2-Paraphrase-v0"]
+)
+def test_oracle_reasoning_scores_perfectly(env_id: str) -> None:
+    for item in tomgym.load_items(env_id, 40):
+        lines = explain_hitom(item.story, item.question)
+        score = trace_fidelity(item.story, item.question, " ".join(lines), "hitom")
+        assert score.right == len(lines) and score.wrong == 0 and score.irrelevant == 0
+
+
+def test_tomi_claims() -> None:
+    for item in tomgym.load_items("ToM-ToMi-v0", 30):
+        if item.question_type == "memory":
+            continue
+        agents = item.metadata["question_agents"]
+        verb = "would look for the {o} in the {c}" if agents else "the {o} is in the {c}"
+        prefix = "".join(f"{a} thinks " for a in agents[:-1]) + (agents[-1] + " " if agents else "")
+        think = prefix + verb.format(o=item.metadata["object"], c=item.answer) + "."
+        assert trace_fidelity(item.story, item.question, think, "tomi").right == 1, think
+
+
+def test_trace_weight_adds_a_reward_part() -> None:
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    lines = " ".join(explain_hitom(item.story, item.question))
+    response = f"<think>{lines}</think><answer>{solve_hitom(item.story, item.question)}</answer>"
+    plain = score_response(response, item, "rlvr")
+    assert "trace" not in plain.parts
+    spec = RewardSpec(trace_weight=0.5)
+    traced = score_response(response, item, spec)
+    assert traced.parts["trace"] == 0.5 and traced.reward == spec.max_reward
+    bad = response.replace(lines, "The apple is somewhere.")
+    assert score_response(bad, item, spec).parts["trace"] == 0.0
+    env = tomgym.make("ToM-HiToM-O2-v0", reward={"trace_weight": 0.5})
+    env.reset(options={"index": 0})
+    _, reward, *_, info = env.step(response)
+    assert info["reward_parts"]["trace"] == 0.5 and reward == pytest.approx(1.6)

@@ -1,0 +1,186 @@
+"""Trace fidelity: the belief claims in a response's reasoning, checked against the simulator.
+
+Claims ("A thinks B thinks the O is in the C.", "The O is now in the C.", "A would look for
+the O in the C.") are read sentence by sentence with plain token logic (no regex search over
+the whole text), then judged on the story's final state: right, wrong, or irrelevant (an
+agent chain or object the question does not need).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tomgym.world.parse import UnknownSentenceError, parse_hitom_question, parse_story
+from tomgym.world.simulator import Event, Move, ObjectIs, PrivateTell, PublicClaim, World
+from tomgym.world.solve import hitom_world
+from tomgym.world.tomi_solve import parse_tomi_question, tomi_world
+
+TRACE_FAMILIES = ("hitom", "tomi")
+MAX_TRACE_CHARS = 20_000
+"""Only the first characters of a reasoning text are read (bounds the cost per response)."""
+
+_SENTENCE_END = re.compile(r"[.!?;\n]+")
+_TOKEN = re.compile(r"[A-Za-z0-9_'-]+")
+BELIEF_VERBS = frozenset(
+    {"thinks", "think", "believes", "believe", "assumes", "assume", "expects", "expect",
+     "knows", "know", "searches", "search", "looks", "look", "would", "will", "suspects"}
+)  # fmt: skip
+FILLER = frozenset({"that", "really", "still", "probably", "also", "now", "the", "then", "so"})
+NEGATIONS = frozenset({"not", "no", "never", "doesn't", "don't", "isn't", "wasn't", "nor"})
+PAST_MARKERS = frozenset({"was", "were", "initially", "originally", "beginning", "previously"})
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``agents`` (outermost first; empty: reality) think ``obj`` is in ``container``."""
+
+    agents: tuple[str, ...]
+    obj: str
+    container: str
+    sentence: str
+
+
+@dataclass
+class TraceScore:
+    """Claims found in a trace and how they fare against the simulator."""
+
+    right: int = 0
+    wrong: int = 0
+    irrelevant: int = 0
+    claims: list[tuple[Claim, str]] = field(default_factory=list)
+
+    @property
+    def relevant(self) -> int:
+        return self.right + self.wrong
+
+    @property
+    def n_claims(self) -> int:
+        return self.relevant + self.irrelevant
+
+    @property
+    def fidelity(self) -> float | None:
+        """Share of the relevant claims that are right; None when there is none."""
+        return self.right / self.relevant if self.relevant else None
+
+    @property
+    def reward(self) -> float:
+        """The reward part: fidelity, 0 when the trace makes no relevant claim."""
+        return self.fidelity or 0.0
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The story's agents, objects and containers (lower-cased token -> spelling)."""
+
+    agents: dict[str, str]
+    objects: dict[str, str]
+    containers: dict[str, str]
+    spaced: tuple[tuple[str, str], ...]
+    """("green drawer", "green_drawer"): multi-word spellings a model may write."""
+
+
+def _vocabulary(world: World, events: Sequence[Event] = ()) -> Vocabulary:
+    """What the world knows, plus containers only ever claimed (``events``)."""
+    containers = list(world.container_room)
+    containers += [
+        e.container for e in events if isinstance(e, PublicClaim | PrivateTell | ObjectIs | Move)
+    ]
+    names = [*world.location, *containers]
+    return Vocabulary(
+        agents={a.lower(): a for a in world.agents},
+        objects={o.lower(): o for o in world.location},
+        containers={c.lower(): c for c in containers},
+        spaced=tuple((n.lower().replace("_", " "), n.lower()) for n in names if "_" in n),
+    )
+
+
+def _claim(sentence: str, vocab: Vocabulary) -> Claim | None:
+    """The claim one sentence makes, or None (narration, negation, history or no container)."""
+    text = sentence.lower()
+    for spaced, joined in vocab.spaced:
+        text = text.replace(spaced, joined)
+    tokens = _TOKEN.findall(text)
+    if any(t in NEGATIONS or t.endswith("n't") for t in tokens):
+        return None
+    obj_at = next((i for i, t in enumerate(tokens) if t in vocab.objects), None)
+    if obj_at is None:
+        return None
+    after = [t for t in tokens[obj_at + 1 :] if t in vocab.containers]
+    if len(after) != 1:  # none, or "moved from X to Y": ambiguous
+        return None
+    agents: list[str] = []
+    verb_after_each = True
+    prefix = tokens[:obj_at]
+    for i, t in enumerate(prefix):
+        if t in vocab.agents:
+            agents.append(vocab.agents[t])
+            rest = [w for w in prefix[i + 1 :] if w not in FILLER]
+            verb_after_each &= bool(rest) and rest[0] in BELIEF_VERBS
+        elif t not in FILLER and t not in BELIEF_VERBS and t not in ("for", "where", "in"):
+            return None  # "A moved the O", "after A left, the O ...": narration, not belief
+    if not verb_after_each:
+        return None
+    if not agents and any(t in PAST_MARKERS for t in tokens):
+        return None  # a statement about the past, not the current location
+    return Claim(tuple(agents), vocab.objects[tokens[obj_at]], vocab.containers[after[0]], sentence)
+
+
+def parse_claims(text: str, world: World, events: Sequence[Event] = ()) -> list[Claim]:
+    """Every belief claim in ``text`` about the world's agents, objects and containers (and
+    the containers the ``events`` mention)."""
+    vocab = _vocabulary(world, events)
+    claims = []
+    for sentence in _SENTENCE_END.split(text[:MAX_TRACE_CHARS]):
+        claim = _claim(sentence.strip(), vocab)
+        if claim is not None:
+            claims.append(claim)
+    return claims
+
+
+def _question(question: str, family: str) -> tuple[tuple[str, ...], str]:
+    if family == "hitom":
+        return parse_hitom_question(question)
+    _, agents, obj = parse_tomi_question(question)
+    return agents, obj
+
+
+def trace_fidelity(story: str, question: str, think_text: str, family: str) -> TraceScore:
+    """Judge the belief claims of ``think_text`` against the simulated story.
+
+    A claim is relevant when it is about the question's object and its agents are the
+    question's chain or an inner part of it (what the oracle's reasoning states); it is right
+    when the simulator's belief for that chain is the claimed container.
+    """
+    if family not in TRACE_FAMILIES:
+        raise ValueError(
+            f"trace fidelity needs a simulated family {TRACE_FAMILIES}, not {family!r}"
+        )
+    world = hitom_world(story) if family == "hitom" else tomi_world(story)
+    events = parse_story(story)
+    chain, obj = _question(question, family)
+    needed = {chain[i:] for i in range(len(chain) + 1)}
+    score = TraceScore()
+    for claim in parse_claims(think_text, world, events):
+        if claim.obj != obj or claim.agents not in needed:
+            score.irrelevant += 1
+            score.claims.append((claim, "irrelevant"))
+        elif world.beliefs(claim.agents, claim.obj) == claim.container:
+            score.right += 1
+            score.claims.append((claim, "right"))
+        else:
+            score.wrong += 1
+            score.claims.append((claim, "wrong"))
+    return score
+
+
+def safe_trace_fidelity(story: str, question: str, think_text: str, family: str) -> TraceScore:
+    """``trace_fidelity``, or an empty score when the story or question does not parse."""
+    try:
+        return trace_fidelity(story, question, think_text, family)
+    except (UnknownSentenceError, ValueError):
+        return TraceScore()
+
+
+__all__ = ["Claim", "TraceScore", "parse_claims", "safe_trace_fidelity", "trace_fidelity"]
