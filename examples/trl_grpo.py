@@ -1,0 +1,51 @@
+"""GRPO with TRL on a tomgym env: prompts from `tom_dataset`, rewards from the env's own step.
+
+python examples/trl_grpo.py                    # bundled SmolLM2-135M, a few CPU steps
+python examples/trl_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct --steps 200 --tokens 512
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from trl import GRPOConfig, GRPOTrainer
+
+from tomgym.train.trl import tom_dataset, tom_reward_funcs
+from tomgym.train.trl_backend import resolve_model_path
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--model", default="smollm2", help="'smollm2' (bundled), hub ID or path")
+parser.add_argument("--env", default="ToM-HiToM-O1-v0")
+parser.add_argument("--n", type=int, default=64, help="training prompts")
+parser.add_argument("--steps", type=int, default=4)
+parser.add_argument("--tokens", type=int, default=32, help="max completion tokens")
+parser.add_argument("--out", default="runs/trl-grpo")
+args = parser.parse_args()
+
+# Conversational `prompt` messages plus a `label` column (env ID, item index, env kwargs):
+# TRL passes the label to the reward functions, which rebuild the item and call env.step.
+dataset = tom_dataset(args.env, split="train", n=args.n, length=1)
+
+config = GRPOConfig(
+    output_dir=args.out,
+    max_steps=args.steps,
+    per_device_train_batch_size=4,  # 2 prompts x 2 generations per step
+    num_generations=2,
+    max_completion_length=args.tokens,
+    temperature=1.0,
+    learning_rate=1e-6,
+    scale_rewards="batch",  # advantages scaled over the batch (REINFORCE++-like)
+    beta=0.0,  # no KL term: no reference model to hold in memory
+    logging_steps=1,
+    report_to=[],
+)
+trainer = GRPOTrainer(
+    model=resolve_model_path(args.model),
+    # Two functions, format part and answer part: TRL adds them (= the env reward) and logs
+    # each as rewards/<name>/mean; tom/format_rate and tom/accuracy are logged too.
+    reward_funcs=tom_reward_funcs(),
+    args=config,
+    train_dataset=dataset,
+)
+trainer.train()
+trainer.save_model(f"{args.out}/final")

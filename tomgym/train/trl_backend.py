@@ -1,0 +1,94 @@
+"""``tomgym train --backend trl``: TRL's GRPOTrainer on tomgym prompts, rewards from the env."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tomgym.train.trl import tom_dataset, tom_reward_funcs
+
+
+def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """GRPOConfig keyword arguments from the CLI's preset and overrides.
+
+    ``scale_rewards="batch"`` divides by the reward std of the whole batch, as REINFORCE++ does;
+    TRL always subtracts the group mean first, so this is REINFORCE++-baseline whatever
+    ``--estimator`` says (the loop in ``tomgym.train.cpu_loop`` has the plain variant).
+    """
+    from tomgym.train.commands import preset_from_args
+
+    preset = preset_from_args(args)
+    settings: dict[str, Any] = {
+        "output_dir": str(Path(args.out)),
+        "learning_rate": preset.lr,
+        "num_generations": preset.rollouts_per_prompt,
+        "per_device_train_batch_size": preset.prompts_per_batch * preset.rollouts_per_prompt,
+        "temperature": preset.temperature,
+        "top_p": preset.top_p,
+        "num_train_epochs": preset.episodes,
+        "max_completion_length": preset.response_max_tokens,
+        "scale_rewards": "batch",
+        "beta": preset.kl_coef or 0.0,
+        "logging_steps": 1,
+        "report_to": [],
+    }
+    if getattr(args, "save_steps", None):
+        settings.update(save_strategy="steps", save_steps=args.save_steps)
+    return settings
+
+
+def resolve_model_path(model: str) -> str:
+    """``smollm2`` (the bundled model), else a hub ID or path as given."""
+    if model.strip() == "smollm2":
+        from tomgym.agents.hf import smollm2_path
+
+        return str(smollm2_path()[0])
+    return model
+
+
+def run_trl(args: argparse.Namespace) -> int:
+    """Train with TRL's ``GRPOTrainer`` (not the CPU loop); 0 on success, 2 on a usage error."""
+    if not args.train_env:
+        print("tomgym train: give at least one --train-env", file=sys.stderr)
+        return 2
+    preset_reward = getattr(args, "reward", None)
+    env_kwargs = {"reward": preset_reward} if preset_reward else {}
+    try:
+        settings = grpo_settings(args)
+    except (KeyError, ValueError) as exc:
+        print(f"tomgym train: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "dry_run", False):
+        print(json.dumps({"backend": "trl", "model": args.model, "grpo": settings}, indent=2))
+        return 0
+    try:
+        import trl
+    except ImportError:
+        print("tomgym train: the trl backend needs TRL: pip install trl", file=sys.stderr)
+        return 2
+    n = args.n if args.n is not None else 1000
+    dataset = tom_dataset(args.train_env, split=args.split, n=n, **env_kwargs)
+    trainer = trl.GRPOTrainer(
+        model=resolve_model_path(args.model),
+        reward_funcs=tom_reward_funcs(),
+        args=trl.GRPOConfig(**settings),
+        train_dataset=dataset,
+    )
+    trainer.train()
+    final = Path(args.out) / "final"
+    trainer.save_model(str(final))
+    print(f"saved {final}")
+    if getattr(args, "eval_env", None):
+        from tomgym.eval import evaluate
+
+        summary = evaluate(
+            f"hf:{final}",
+            args.eval_env,
+            n=getattr(args, "eval_n", None) or 100,
+            out=Path(args.out) / "eval",
+        )
+        print(json.dumps({k: v.accuracy for k, v in summary.envs.items()}))
+    return 0
