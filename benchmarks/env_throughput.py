@@ -62,7 +62,8 @@ def main() -> None:
     for env_id in generated:
         # Fresh indices each repeat so the item cache never answers for the generator.
         env_runs = [
-            episodes_per_second(env_id, args.episodes, 10_000 * (r + 1)) for r in range(args.repeats)
+            episodes_per_second(env_id, args.episodes, 10_000 * (r + 1))
+            for r in range(args.repeats)
         ]
         gen_runs = [
             generator_per_second(env_id, args.episodes, 500_000 + 10_000 * r)
@@ -82,14 +83,15 @@ def main() -> None:
         "benchmark": "env_throughput",
         "command": "python benchmarks/env_throughput.py "
         f"--episodes {args.episodes} --repeats {args.repeats}",
-        "machine": f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}",
+        "machine": f"{platform.machine()} python {platform.python_version()}",
         "median_over_repeats": args.repeats,
         "rows": rows,
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "env_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
-        "| env | episodes/s (reset + step + reward) | generator items/s | env time / generator time |",
+        "| env | episodes/s (reset + step + reward) | generator items/s "
+        "| env time / generator time |",
         "|---|---|---|---|",
     ] + [
         f"| `{r['env_id']}` | {r['episodes_per_s']} | {r['generator_items_per_s']} | "

@@ -82,7 +82,15 @@ def _main_table(board: Leaderboard) -> str:
         )
     head_html += [
         f"<th>{h}</th>"
-        for h in ("in-dist", "held-out", "gap", "format", "response length", "reasoning")
+        for h in (
+            "in-dist",
+            "held-out",
+            "gap",
+            "format",
+            "untagged acc",
+            "response length",
+            "reasoning",
+        )
     ]
     body = []
     for row in board.rows:
@@ -100,6 +108,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.held_out),
             _cell(row.held_out_gap, signed=True),
             _cell(row.format_rate),
+            _cell(row.lenient_accuracy),
             _cell(row.response_tokens_mean, scale=1.0, digits=0),
             _cell(row.reasoning_structure),
         ]

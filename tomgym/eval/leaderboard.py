@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.eval.metrics import Summary, wilson_interval
+from tomgym.eval.metrics import EnvSummary, Summary, wilson_interval
 from tomgym.eval.store import SUMMARY_FILE, read_metadata, write_json
 
 PRIVILEGED_NOTE = "sees gold"
@@ -31,6 +31,7 @@ class LeaderboardRow(BaseModel):
     held_out_gap: float | None = None
     by_order: dict[str, float] = Field(default_factory=dict)
     format_rate: float | None = None
+    lenient_accuracy: float | None = None
     response_tokens_mean: float | None = None
     response_tokens_source: str | None = None
     reasoning_structure: float | None = None
@@ -70,6 +71,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         held_out_gap=summary.held_out_gap,
         by_order={k: h / m for k, (h, m) in sorted(order_hits.items()) if m},
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
+        lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
         if envs
         else None,
@@ -138,6 +140,12 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _weighted(envs: Sequence[EnvSummary], field: str) -> float | None:
+    pairs = [(getattr(e, field), e.n) for e in envs if getattr(e, field) is not None]
+    total = sum(n for _, n in pairs)
+    return sum(v * n for v, n in pairs) / total if total else None
+
+
 def _gap(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.1f}"
 
@@ -146,7 +154,7 @@ def to_markdown(board: Leaderboard) -> str:
     """The leaderboard as a Markdown table (accuracy in %, best first)."""
     header = ["agent", "n", "acc", "95% CI"]
     header += [column_label(board, e) for e in board.envs]
-    header += ["in-dist", "held-out", "gap", "format", "len", "reasoning"]
+    header += ["in-dist", "held-out", "gap", "format", "untagged acc", "len", "reasoning"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
@@ -157,11 +165,16 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.held_out),
             _gap(row.held_out_gap),
             _pct(row.format_rate),
+            _pct(row.lenient_accuracy),
             "-" if row.response_tokens_mean is None else f"{row.response_tokens_mean:.0f}",
             _pct(row.reasoning_structure),
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = ["", "Accuracy in %; gap = in-distribution minus held-out (points)."]
+    notes = [
+        "",
+        "Accuracy in %; gap = in-distribution minus held-out (points); untagged acc judges a "
+        "response with no answer block as a whole (a diagnostic, never a reward).",
+    ]
     if any(r.privileged for r in board.rows):
         notes.append(
             f"Rows marked ({PRIVILEGED_NOTE}) are privileged agents, given the gold answer."

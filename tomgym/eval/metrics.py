@@ -88,6 +88,10 @@ class EnvSummary(BaseModel):
     ci95: tuple[float, float]
     held_out: bool = False
     format_rate: float
+    lenient_accuracy: float | None = Field(
+        default=None,
+        description="Accuracy when untagged responses are judged whole (format ignored).",
+    )
     mean_reward: float
     failed: int = 0
     response_tokens_mean: float
@@ -242,6 +246,11 @@ def response_lengths(records: Sequence[ResultRecord]) -> tuple[list[int], str]:
     return [r.response_words for r in records], "words"
 
 
+def _lenient(records: Sequence[ResultRecord]) -> float | None:
+    known = [r.lenient_correct for r in records if r.lenient_correct is not None]
+    return sum(known) / len(known) if known else None
+
+
 def summarise_env(records: Sequence[ResultRecord], held_out: bool = False) -> EnvSummary:
     n = len(records)
     base = slice_stats(records)
@@ -252,6 +261,7 @@ def summarise_env(records: Sequence[ResultRecord], held_out: bool = False) -> En
         ci95=base.ci95,
         held_out=held_out,
         format_rate=sum(r.format_ok for r in records) / n if n else 0.0,
+        lenient_accuracy=_lenient(records),
         mean_reward=sum(r.reward for r in records) / n if n else 0.0,
         failed=sum(r.failed for r in records),
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,

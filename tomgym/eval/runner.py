@@ -26,6 +26,7 @@ from tomgym.eval.store import (
     write_json,
 )
 from tomgym.registry import ToMEnvSpec, get_spec
+from tomgym.rewards import judge_answer
 
 DEFAULT_N = 100
 DEFAULT_BATCH_SIZE = 8
@@ -158,6 +159,9 @@ def score_response(
     assert item is not None
     text = response.text if isinstance(response.text, str) else ""
     _, reward, _, _, info = env.step(text)
+    lenient = bool(info["correct"])
+    if info["verdict"] == "no_answer" and text.strip():
+        lenient = judge_answer(text, item)[0]
     think_words, think_entities = think_features(text, episode.prefill, item.story, item.candidates)
     metadata = item.metadata
     story_type = metadata.get("story_type")
@@ -178,6 +182,7 @@ def score_response(
         correct=bool(info["correct"]),
         verdict=info["verdict"],
         format_ok=bool(info["format_ok"]),
+        lenient_correct=lenient,
         reward=float(reward),
         reward_parts={k: float(v) for k, v in info["reward_parts"].items()},
         prompt_tokens=response.prompt_tokens,

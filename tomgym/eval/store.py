@@ -34,6 +34,11 @@ class ResultRecord(BaseModel):
     correct: bool = False
     verdict: str | None = None
     format_ok: bool = False
+    lenient_correct: bool | None = Field(
+        default=None,
+        description="Correct when the whole response is judged as the answer if it has no "
+        "answer block (a diagnostic: the reward never does this).",
+    )
     reward: float = 0.0
     reward_parts: dict[str, float] = Field(default_factory=dict)
     prompt_tokens: int | None = None
