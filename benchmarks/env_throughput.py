@@ -8,6 +8,7 @@ benchmarks/results/env_throughput.json and .md, which the README quotes.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import statistics
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import tomgym
 from tomgym.rewards import gold_response
-from tomgym.sources import split_seed
-from tomgym.world.hitom import HiToMConfig, generate_hitom
-from tomgym.world.tomi import ToMiConfig, generate_tomi
+from tomgym.sources import GeneratedSource, split_seed
+from tomgym.world.hitom import generate_hitom
+from tomgym.world.tomi import generate_tomi
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -36,19 +37,16 @@ def episodes_per_second(env_id: str, episodes: int, offset: int) -> float:
 
 
 def generator_per_second(env_id: str, episodes: int, offset: int) -> float:
-    spec = tomgym.get_spec(env_id)
-    orders = spec.orders or (0,)
-    if spec.family == "hitom":
-        config = HiToMConfig(orders=tuple(orders))
-        seed = split_seed("hitom", "train", 0)
-        make = lambda i: generate_hitom(config, seed, i)  # noqa: E731
-    else:
-        tomi_config = ToMiConfig()
-        seed = split_seed("tomi", "train", 0)
-        make = lambda i: generate_tomi(tomi_config, seed, i)  # noqa: E731
+    """The world generator alone, with the env's own configuration (variants included)."""
+    family = tomgym.get_spec(env_id).family
+    source = tomgym.make(env_id).source
+    assert isinstance(source, GeneratedSource) and isinstance(source.make, functools.partial)
+    config, split, seed = source.make.args
+    stream = split_seed(family, split, seed)
+    generate = generate_hitom if family == "hitom" else generate_tomi
     start = time.perf_counter()
     for i in range(offset, offset + episodes):
-        make(i)
+        generate(config, stream, i)
     return episodes / (time.perf_counter() - start)
 
 
