@@ -90,6 +90,7 @@ def _main_table(board: Leaderboard) -> str:
             "untagged acc",
             "response length",
             "reasoning",
+            "trace",
         )
     ]
     body = []
@@ -111,6 +112,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.lenient_accuracy),
             _cell(row.response_tokens_mean, scale=1.0, digits=0),
             _cell(row.reasoning_structure),
+            _cell(row.trace_fidelity),
         ]
         body.append(
             f'<tr class="{cls}" data-agent="{escape(row.agent)}">' + "".join(cells) + "</tr>"

@@ -32,6 +32,7 @@ class LeaderboardRow(BaseModel):
     by_order: dict[str, float] = Field(default_factory=dict)
     format_rate: float | None = None
     lenient_accuracy: float | None = None
+    trace_fidelity: float | None = None
     response_tokens_mean: float | None = None
     response_tokens_source: str | None = None
     reasoning_structure: float | None = None
@@ -72,6 +73,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         by_order={k: h / m for k, (h, m) in sorted(order_hits.items()) if m},
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
+        trace_fidelity=_weighted(envs, "trace_fidelity"),
         response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
         if envs
         else None,
@@ -154,7 +156,7 @@ def to_markdown(board: Leaderboard) -> str:
     """The leaderboard as a Markdown table (accuracy in %, best first)."""
     header = ["agent", "n", "acc", "95% CI"]
     header += [column_label(board, e) for e in board.envs]
-    header += ["in-dist", "held-out", "gap", "format", "untagged acc", "len", "reasoning"]
+    header += ["in-dist", "held-out", "gap", "format", "untagged acc", "len", "reasoning", "trace"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
@@ -168,12 +170,14 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.lenient_accuracy),
             "-" if row.response_tokens_mean is None else f"{row.response_tokens_mean:.0f}",
             _pct(row.reasoning_structure),
+            _pct(row.trace_fidelity),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         "",
         "Accuracy in %; gap = in-distribution minus held-out (points); untagged acc judges a "
-        "response with no answer block as a whole (a diagnostic, never a reward).",
+        "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
+        "of the think part's belief claims that the simulator confirms (generated envs).",
     ]
     if any(r.privileged for r in board.rows):
         notes.append(

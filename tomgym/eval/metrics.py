@@ -104,6 +104,13 @@ class EnvSummary(BaseModel):
         f"names >= {MIN_THINK_ENTITIES} story entities."
     )
     macro_f1: float | None = None
+    trace_fidelity: float | None = Field(
+        default=None,
+        description="Right share of the belief claims in think parts (generated Hi-ToM/ToMi).",
+    )
+    trace_claims_mean: float | None = Field(
+        default=None, description="Relevant belief claims per response."
+    )
     by_order: dict[str, SliceStats] = Field(default_factory=dict)
     by_question_type: dict[str, SliceStats] = Field(default_factory=dict)
     by_story_type: dict[str, SliceStats] = Field(default_factory=dict)
@@ -246,6 +253,18 @@ def response_lengths(records: Sequence[ResultRecord]) -> tuple[list[int], str]:
     return [r.response_words for r in records], "words"
 
 
+def _trace(records: Sequence[ResultRecord]) -> dict[str, float | None]:
+    checked = [r for r in records if r.trace_right is not None and r.trace_wrong is not None]
+    if not checked:
+        return {"trace_fidelity": None, "trace_claims_mean": None}
+    right = sum(r.trace_right or 0 for r in checked)
+    wrong = sum(r.trace_wrong or 0 for r in checked)
+    return {
+        "trace_fidelity": right / (right + wrong) if right + wrong else None,
+        "trace_claims_mean": (right + wrong) / len(checked),
+    }
+
+
 def _lenient(records: Sequence[ResultRecord]) -> float | None:
     known = [r.lenient_correct for r in records if r.lenient_correct is not None]
     return sum(known) / len(known) if known else None
@@ -262,6 +281,7 @@ def summarise_env(records: Sequence[ResultRecord], held_out: bool = False) -> En
         held_out=held_out,
         format_rate=sum(r.format_ok for r in records) / n if n else 0.0,
         lenient_accuracy=_lenient(records),
+        **_trace(records),
         mean_reward=sum(r.reward for r in records) / n if n else 0.0,
         failed=sum(r.failed for r in records),
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,

@@ -163,6 +163,7 @@ def score_response(
     if info["verdict"] == "no_answer" and text.strip():
         lenient = judge_answer(text, item)[0]
     think_words, think_entities = think_features(text, episode.prefill, item.story, item.candidates)
+    trace = trace_counts(text, episode.prefill, item.story, item.question, episode.family)
     metadata = item.metadata
     story_type = metadata.get("story_type")
     deception = metadata.get("deception")
@@ -190,6 +191,8 @@ def score_response(
         response_words=len(text.split()),
         think_words=think_words,
         think_entities=think_entities,
+        trace_right=trace[0] if trace else None,
+        trace_wrong=trace[1] if trace else None,
         seconds=response.seconds if response.seconds is not None else seconds,
         failed=response.failed,
         error=response.error,
@@ -197,6 +200,23 @@ def score_response(
         deception=deception if isinstance(deception, bool) else None,
         length=length if isinstance(length, int) and not isinstance(length, bool) else None,
     )
+
+
+TRACE_FAMILIES = frozenset({"hitom", "tomi"})
+
+
+def trace_counts(
+    text: str, prefill: str, story: str, question: str, family: str
+) -> tuple[int, int] | None:
+    """(right, wrong) belief claims of the think part, for families the simulator can check."""
+    if family not in TRACE_FAMILIES:
+        return None
+    from tomgym.answers import parse_response
+    from tomgym.trace import safe_trace_fidelity
+
+    think = parse_response(text, prefill).think or ""
+    score = safe_trace_fidelity(story, question, think, family)
+    return (score.right, score.wrong)
 
 
 def run_batch(

@@ -48,6 +48,10 @@ class ResultRecord(BaseModel):
     think_entities: int = Field(
         default=0, description="Distinct story entities the think part names."
     )
+    trace_right: int | None = Field(
+        default=None, description="Belief claims of the think part the simulator confirms."
+    )
+    trace_wrong: int | None = Field(default=None, description="Claims the simulator refutes.")
     seconds: float | None = None
     failed: bool = False
     error: str | None = None

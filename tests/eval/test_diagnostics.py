@@ -1,0 +1,46 @@
+"""The diagnostic metrics of a run: untagged accuracy and trace fidelity."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tomgym.agents import Episode, Response
+
+import tomgym
+from tomgym.eval import evaluate
+
+
+class PlainSentenceAgent:
+    """Answers with the true location in a plain sentence, no tags (like small chat models)."""
+
+    spec = "test:plain-sentence"
+    privileged = False
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        return [
+            Response(text=f"It is in the {tomgym.solve(e.story, e.question)}.") for e in episodes
+        ]
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "test"}
+
+
+def test_untagged_answers_count_only_as_a_diagnostic(tmp_path: Path) -> None:
+    summary = evaluate(
+        PlainSentenceAgent(), envs=["ToM-HiToM-O1-v0"], n=6, out=tmp_path, quiet=True
+    )
+    env = summary.envs["ToM-HiToM-O1-v0"]
+    assert env.accuracy == 0.0 and env.format_rate == 0.0
+    assert env.lenient_accuracy == 1.0
+    assert env.trace_claims_mean == 0.0 and env.trace_fidelity is None
+
+
+def test_oracle_traces_are_all_confirmed(tmp_path: Path) -> None:
+    summary = evaluate("oracle", envs=["ToM-HiToM-O2-v0"], n=6, out=tmp_path, quiet=True)
+    env = summary.envs["ToM-HiToM-O2-v0"]
+    assert env.trace_fidelity == 1.0 and (env.trace_claims_mean or 0) >= 1
+    record = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
+    assert record["trace_right"] >= 1 and record["trace_wrong"] == 0
