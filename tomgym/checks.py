@@ -99,6 +99,8 @@ def check_tom_env(env_id: str, n_items: int = 5, **env_kwargs: Any) -> CheckRepo
         if not terminated or truncated:
             report.problems.append(f"item {item.id}: episode did not terminate after one step")
         for trick, response in adversarial_responses(item).items():
+            if trick == "no_tags" and raw.reward_spec.untagged_answers:
+                continue  # that preset reads untagged answers on purpose
             score = score_response(response, item, raw.reward_spec, raw.prefill)
             if score.correct:
                 report.problems.append(f"item {item.id}: trick {trick!r} was scored correct")

@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tomgym.answers import (
+    ANSWER_CLOSE,
+    ANSWER_OPEN,
     Verdict,
     judge_choice,
     judge_names,
@@ -29,6 +31,12 @@ class RewardSpec(BaseModel):
     correct: float = Field(1.0, description="Added for a correct answer.")
     incorrect: float = Field(
         0.0, description="Added for anything else (wrong, missing, unparsable)."
+    )
+    untagged_answers: bool = Field(
+        default=False,
+        description="Judge a response with no <answer> block as a whole (the candidate rules "
+        "still apply: naming two candidates earns nothing). For models too small to follow "
+        "the tag format; off in every preset but 'lenient'.",
     )
     trace_weight: float = Field(
         default=0.0,
@@ -54,6 +62,16 @@ REWARD_PRESETS: dict[str, RewardSpec] = {
     # Plain accuracy: format ignored (only an answer block is needed).
     "accuracy": RewardSpec(
         name="accuracy", format_ok=0.0, format_bad=0.0, correct=1.0, incorrect=0.0
+    ),
+    # rlvr, but an untagged response is judged whole: a learning signal for tiny models that
+    # answer in plain sentences before they learn the tags (the format part still rewards them).
+    "lenient": RewardSpec(
+        name="lenient",
+        format_ok=0.1,
+        format_bad=0.0,
+        correct=1.0,
+        incorrect=0.0,
+        untagged_answers=True,
     ),
 }
 
@@ -118,7 +136,13 @@ def score_response(
     """Score a response to ``item``: format, extracted answer, correctness, reward parts."""
     spec = resolve_reward(reward)
     parsed = parse_response(response, prefill)
-    if parsed.answer is None:
+    untagged = ANSWER_OPEN not in response and ANSWER_CLOSE not in response
+    if parsed.answer is None and untagged and spec.untagged_answers:
+        if response.strip():
+            correct, verdict, detail = judge_answer(response, item)
+        else:
+            correct, verdict, detail = False, "empty_answer", "the response is empty"
+    elif parsed.answer is None:
         assert parsed.problem is not None
         correct, verdict, detail = False, parsed.problem, _PROBLEM_DETAIL[parsed.problem]
     else:

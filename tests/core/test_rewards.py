@@ -43,3 +43,12 @@ def test_custom_spec_and_bad_input() -> None:
         resolve_reward({"format_ok": 0.5, "bogus": 1})
     with pytest.raises(TypeError):
         resolve_reward(3)  # type: ignore[arg-type]
+
+
+def test_lenient_preset_judges_untagged_responses_whole() -> None:
+    assert score_response("The ball is in the red_box.", ITEM, "lenient").reward == 1.0
+    assert score_response("red_box or blue_box", ITEM, "lenient").correct is False
+    assert score_response("The ball is in the red_box.", ITEM, "rlvr").correct is False
+    assert score_response(RIGHT, ITEM, "lenient").reward == pytest.approx(1.1)
+    # an answer block, when present, is still the only place the answer is read
+    assert not score_response("red_box <answer>blue_box</answer>", ITEM, "lenient").correct
