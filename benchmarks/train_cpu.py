@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ def evaluate_now(trainer: Trainer, envs: list[str], args: argparse.Namespace) ->
             n=args.eval_n,
             out=out,
             split="test",
-            env_kwargs={"length": args.length},
+            env_kwargs=env_kwargs(args),
             quiet=True,
         )
     return {
@@ -47,10 +48,20 @@ def evaluate_now(trainer: Trainer, envs: list[str], args: argparse.Namespace) ->
     }
 
 
+def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The env kwargs of training and evaluation (``--length 0``: the env has no length)."""
+    kwargs: dict[str, Any] = {"reward": args.reward}
+    if args.length:
+        kwargs["length"] = args.length
+    return kwargs
+
+
 def write_markdown(result: dict[str, Any], path: Path) -> None:
     cfg = result["config"]
     lines = [
         "# REINFORCE++ on CPU: SmolLM2-135M-Instruct",
+        "",
+        f"`{result.get('command', 'python benchmarks/train_cpu.py')}`",
         "",
         f"Train env `{cfg['env_id']}` ({cfg['env_kwargs']}), {cfg['steps']} steps x "
         f"{cfg['prompts_per_step']} prompts x {cfg['samples_per_prompt']} samples, "
@@ -121,6 +132,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=32)
     parser.add_argument("--lr", type=float, default=1e-5)
+    parser.add_argument(
+        "--reward", default="rlvr", help="reward preset (lenient: untagged answers judged whole)"
+    )
     parser.add_argument("--baseline", default="none", choices=["none", "group"])
     parser.add_argument("--eval-n", type=int, default=8)
     parser.add_argument("--eval-tokens", type=int, default=32)
@@ -131,7 +145,7 @@ def main() -> None:
     start = time.perf_counter()
     config = LoopConfig(
         env_id=args.env,
-        env_kwargs={"length": args.length},
+        env_kwargs=env_kwargs(args),
         steps=args.steps,
         prompts_per_step=args.prompts,
         samples_per_prompt=args.k,
@@ -153,6 +167,7 @@ def main() -> None:
     print("after:", json.dumps(after), flush=True)
     result = {
         "config": {k: v for k, v in vars(config).items()},
+        "command": "python benchmarks/train_cpu.py " + " ".join(sys.argv[1:]),
         "threads": args.threads,
         "machine": platform.machine(),
         "torch": torch.__version__,
