@@ -1,0 +1,131 @@
+"""Items per second of ``gym.make_vec`` (sync and async, SAME_STEP autoreset, 1 to 8 envs) against
+a plain loop over one env, on one generated env. Medians over repeats.
+
+    .venv/bin/python benchmarks/vector_envs.py [--env ToM-HiToM-v0] [--items 800] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import AutoresetMode
+
+import tomgym
+from tomgym.rewards import gold_response
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FIXED_RESPONSE = "<think>The answer follows from the story.</think><answer>box</answer>"
+
+
+def loop_items_per_second(env_id: str, items: int, offset: int, action: str) -> float:
+    """One env, reset + step per item: what a hand-written rollout loop does."""
+    env = tomgym.make(env_id)
+    env.reset(seed=offset)
+    start = time.perf_counter()
+    for _ in range(items):
+        env.reset()
+        item = env.unwrapped.current_item
+        env.step(gold_response(item) if action == "gold" else FIXED_RESPONSE)
+    elapsed = time.perf_counter() - start
+    env.close()
+    return items / elapsed
+
+
+def vector_items_per_second(
+    env_id: str, mode: str, num_envs: int, items: int, offset: int, action: str
+) -> float:
+    """``num_envs`` envs stepped together; the env start-up (processes for async) is not timed."""
+    envs = gym.make_vec(
+        env_id,
+        num_envs=num_envs,
+        vectorization_mode=mode,
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    envs.reset(seed=offset)
+    steps = max(1, items // num_envs)
+    start = time.perf_counter()
+    for _ in range(steps):
+        if action == "gold":
+            responses = [gold_response(item) for item in envs.call("current_item")]
+        else:
+            responses = [FIXED_RESPONSE] * num_envs
+        _, rewards, terminated, _, infos = envs.step(responses)
+        assert terminated.all()
+    elapsed = time.perf_counter() - start
+    if action == "gold":
+        assert all(infos["final_info"]["correct"])
+    envs.close()
+    return steps * num_envs / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", default="ToM-HiToM-v0")
+    parser.add_argument("--items", type=int, default=800, help="items per measurement")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument(
+        "--action",
+        choices=("fixed", "gold"),
+        default="fixed",
+        help="one fixed response for every item, or the gold answer (read through envs.call)",
+    )
+    args = parser.parse_args()
+    loop = statistics.median(
+        loop_items_per_second(args.env, args.items, 1000 * r, args.action)
+        for r in range(args.repeats)
+    )
+    print(f"plain loop, 1 env: {loop:8.1f} items/s")
+    rows: list[dict[str, Any]] = [
+        {"mode": "loop", "num_envs": 1, "items_per_s": round(loop, 1), "over_loop": 1.0}
+    ]
+    for mode in ("sync", "async"):
+        for num_envs in args.num_envs:
+            runs = [
+                vector_items_per_second(args.env, mode, num_envs, args.items, 1000 * r, args.action)
+                for r in range(args.repeats)
+            ]
+            rate = statistics.median(runs)
+            rows.append(
+                {
+                    "mode": mode,
+                    "num_envs": num_envs,
+                    "items_per_s": round(rate, 1),
+                    "over_loop": round(rate / loop, 2),
+                }
+            )
+            print(f"{mode:5s} x{num_envs}: {rate:8.1f} items/s ({rate / loop:.2f} x loop)")
+    command = (
+        f"python benchmarks/vector_envs.py --env {args.env} --items {args.items} "
+        f"--repeats {args.repeats} --action {args.action} "
+        f"--num-envs {' '.join(map(str, args.num_envs))}"
+    )
+    result = {
+        "benchmark": "vector_envs",
+        "command": command,
+        "machine": f"{platform.machine()} python {platform.python_version()}, "
+        f"gymnasium {gym.__version__}",
+        "median_over_repeats": args.repeats,
+        "rows": rows,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "vector_envs.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [
+        f"`{command}` ({result['machine']})",
+        "",
+        "| mode | envs | items/s (reset + step + reward) | / plain loop |",
+        "|---|---|---|---|",
+    ] + [f"| {r['mode']} | {r['num_envs']} | {r['items_per_s']} | {r['over_loop']} |" for r in rows]
+    (RESULTS / "vector_envs.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {RESULTS / 'vector_envs.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""Property tests of the verifier: no mutated response is scored correct unless its answer block
+names the gold and nothing else (an oracle written here, independently), and the gold always is.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tomgym.items import ToMItem
+from tomgym.rewards import gold_response, score_response
+
+ARTICLES = {"a", "an", "the"}
+SEPARATORS = ",;\n&"
+TAG_SOUP = (
+    "<think>", "</think>", "<answer>", "</answer>",
+    "<answer", "answer>", "</answer", "<Answer>", "< answer>", "<answer >", "<ans", "wer>",
+    "<<answer>>", "<\u200banswer>", "</think", "<think",
+)  # fmt: skip
+FILLER = (
+    " ", "\n", ", ", " and ", " or ", " not ", " the ", "yes", "no", "know", "nobody", "yesterday",
+    "maybe", "I think", "it is in", "x", "_", "-", ".", "?", "\u200d", "\u00ad",
+)  # fmt: skip
+# Latin letters and a look-alike (Cyrillic or Greek) that NFKC leaves alone.
+CONFUSABLES = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
+               "x": "\u0445", "y": "\u0443", "i": "\u0456", "s": "\u0455", "n": "\u03b7",
+               "b": "\u042c", "k": "\u03ba", "t": "\u03c4"}  # fmt: skip
+ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+COLOURS = ("red", "green", "blue", "yellow")
+CONTAINERS = ("box", "basket", "crate", "bin", "drawer", "pantry", "chest", "hamper", "bucket")
+PLACES = ("kitchen", "garden", "donation bin", "leather briefcase", "wooden desk drawer", "hall")
+NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
+
+
+# --- the oracle: a plain restatement of "names the gold and nothing else" ------------------------
+
+
+def oracle_words(text: str) -> list[str]:
+    """NFKC, case-folded, every non-alphanumeric character a space, articles dropped."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    cleaned = "".join(ch if ch.isalnum() else " " for ch in folded)
+    return [w for w in cleaned.split() if w not in ARTICLES]
+
+
+def oracle_block(response: str) -> str | None:
+    """The inside of the one answer block, or None when there is not exactly one clean block."""
+    if response.count("<answer>") != 1 or response.count("</answer>") != 1:
+        return None
+    start, end = response.index("<answer>") + len("<answer>"), response.index("</answer>")
+    block = response[start:end] if start <= end else None
+    if block is None or "<think>" in block or "</think>" in block or not block.strip():
+        return None
+    return block
+
+
+def _spans(tokens: Sequence[str], phrase: Sequence[str]) -> list[tuple[int, int]]:
+    n = len(phrase)
+    return [(i, i + n) for i in range(len(tokens) - n + 1) if list(tokens[i : i + n]) == phrase]
+
+
+def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> bool:
+    """A gold phrase occurs, and every occurrence of another phrase lies inside a gold one."""
+    tokens = oracle_words(block)
+    gold_spans = [s for g in golds if oracle_words(g) for s in _spans(tokens, oracle_words(g))]
+    if not gold_spans:
+        return False
+    return all(
+        any(gs <= s and e <= ge for gs, ge in gold_spans)
+        for other in others
+        if oracle_words(other)
+        for s, e in _spans(tokens, oracle_words(other))
+    )
+
+
+def oracle_names(block: str) -> set[tuple[str, ...]]:
+    parts = [block]
+    for sep in SEPARATORS:
+        parts = [piece for part in parts for piece in part.split(sep)]
+    names: set[tuple[str, ...]] = set()
+    for part in parts:
+        current: list[str] = []
+        for word in [*oracle_words(part), "and"]:
+            if word == "and":
+                if current:
+                    names.add(tuple(current))
+                current = []
+            else:
+                current.append(word)
+    return names
+
+
+def oracle_allows(response: str, item: ToMItem) -> bool:
+    """Whether a response may be scored correct: its one answer block names the gold only."""
+    block = oracle_block(response)
+    if block is None:
+        return False
+    if item.answer_type == "names":
+        assert isinstance(item.answer, list)
+        return oracle_names(block) == {tuple(oracle_words(n)) for n in item.answer}
+    assert isinstance(item.answer, str)
+    if item.answer_type == "yes_no":
+        said = oracle_words(block)
+        return bool(said) and said[0] == oracle_words(item.answer)[0]
+    golds = [item.answer, *item.aliases]
+    others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
+    if item.answer_type == "text" and not item.candidates:
+        extra = len(oracle_words(block)) - max(len(oracle_words(g)) for g in golds)
+        return names_gold_only(block, golds, ()) and extra <= 12
+    return names_gold_only(block, golds, others)
+
+
+def is_hedge(response: str, item: ToMItem) -> bool:
+    """A yes/no block holding both words (accepted by design: only the leading word counts)."""
+    block = oracle_block(response)
+    said = set(oracle_words(block or ""))
+    return item.answer_type == "yes_no" and {"yes", "no"} <= said
+
+
+# --- mutations -----------------------------------------------------------------------------------
+
+
+def confusable(text: str, position: int) -> str:
+    """One letter swapped for its look-alike (the first swappable at or after ``position``)."""
+    for i in list(range(position, len(text))) + list(range(position)):
+        if text[i].lower() in CONFUSABLES:
+            return text[:i] + CONFUSABLES[text[i].lower()] + text[i + 1 :]
+    return text
+
+
+def full_width(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def variants(phrase: str) -> list[str]:
+    """Spellings of a phrase: the verifier must treat the first five as it, the rest not."""
+    middle = max(1, len(phrase) // 2)
+    return [
+        phrase,
+        phrase.upper(),
+        phrase.replace("_", " "),
+        phrase.replace(" ", "_"),
+        full_width(phrase),
+        confusable(phrase, middle),
+        phrase[:middle] + ZERO_WIDTH[len(phrase) % len(ZERO_WIDTH)] + phrase[middle:],
+        phrase[:middle] + "\u200d" + phrase[middle:],
+        phrase[:middle],
+        phrase[middle:],
+        f"x{phrase}x",
+        phrase + "s",
+    ]
+
+
+def fragment_pool(item: ToMItem) -> list[str]:
+    """Everything a mutated response is built from: tags, partial tags, gold, decoys, noise."""
+    golds = item.answer if isinstance(item.answer, list) else [item.answer, *item.aliases]
+    pool = [*TAG_SOUP, *FILLER]
+    for phrase in [*golds, *item.candidates, *NAMES[:4], "yes", "no"]:
+        pool += variants(phrase)
+    return pool
+
+
+def gold_spellings(item: ToMItem) -> list[str]:
+    """Answer blocks that name the gold and nothing else, in spellings a reader would accept."""
+    if item.answer_type == "names":
+        assert isinstance(item.answer, list)
+        names = list(item.answer)
+        return [
+            ", ".join(names),
+            " and ".join(reversed(names)),
+            "\n".join(n.upper() for n in names),
+            "; ".join(full_width(n) for n in names),
+            " & ".join(names + names[:1]),
+        ]
+    assert isinstance(item.answer, str)
+    gold = item.answer
+    if item.answer_type == "yes_no":
+        word = oracle_words(gold)[0]
+        return [word, word.upper(), f"{word.title()}, because of the story.", full_width(word)]
+    return [gold, gold.upper(), gold.replace("_", " "), f"It is in the {gold}.",
+            full_width(gold), f"the {gold.replace('_', ' ')}"]  # fmt: skip
+
+
+# --- strategies ----------------------------------------------------------------------------------
+
+container = st.builds(lambda c, k, sep: f"{c}{sep}{k}", st.sampled_from(COLOURS),
+                      st.sampled_from(CONTAINERS), st.sampled_from(("_", " ")))  # fmt: skip
+phrase_sets = st.lists(
+    st.one_of(container, st.sampled_from(CONTAINERS), st.sampled_from(PLACES)),
+    min_size=2,
+    max_size=8,
+    unique_by=lambda p: tuple(oracle_words(p)),
+)
+
+
+@st.composite
+def items(draw: st.DrawFn, answer_type: str) -> ToMItem:
+    base = {"id": "p", "story": "s", "question": "q?", "answer_type": answer_type}
+    if answer_type == "names":
+        names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4, unique=True))
+        return ToMItem(**base, answer=names)
+    if answer_type == "yes_no":
+        return ToMItem(**base, answer=draw(st.sampled_from(("yes", "no", "no:long", "Yes"))))
+    candidates = draw(phrase_sets)
+    gold = draw(st.sampled_from(candidates))
+    if answer_type == "text" and draw(st.booleans()):
+        candidates = []  # free text with no candidate list
+    return ToMItem(**base, answer=gold, candidates=tuple(candidates))
+
+
+@st.composite
+def item_and_response(draw: st.DrawFn, answer_type: str) -> tuple[ToMItem, str]:
+    item = draw(items(answer_type))
+    pool = fragment_pool(item)
+    soup = st.lists(st.one_of(st.sampled_from(pool), st.text(max_size=4)), max_size=24)
+    inside = "".join(draw(soup))
+    shape = draw(st.sampled_from(("block", "soup", "think+block", "huge")))
+    if shape == "soup":
+        response = inside
+    elif shape == "block":
+        response = f"<answer>{inside}</answer>"
+    elif shape == "think+block":
+        response = f"<think>{''.join(draw(soup))}</think><answer>{inside}</answer>"
+    else:  # about 100 kB: the same soup repeated, in the think part or in the answer
+        response = (
+            f"<think>{inside * (100_000 // max(1, len(inside)))}</think><answer>{inside}</answer>"
+        )
+        if draw(st.booleans()):
+            response = f"<answer>{(inside + ' ') * (100_000 // (len(inside) + 1))}</answer>"
+    return item, response
+
+
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ANSWER_TYPES = ("choice", "text", "yes_no", "names")
+
+
+@pytest.mark.parametrize("answer_type", ANSWER_TYPES)
+@SETTINGS
+@given(data=st.data())
+def test_no_response_is_correct_without_naming_the_gold_only(
+    answer_type: str, data: st.DataObject
+) -> None:
+    item, response = data.draw(item_and_response(answer_type))
+    score = score_response(response, item, "accuracy")
+    if score.correct:
+        assert oracle_allows(response, item), (score.answer, score.detail)
+        assert score.answer == (oracle_block(response) or "").strip()
+
+
+@pytest.mark.parametrize("answer_type", ANSWER_TYPES)
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_the_gold_in_the_right_format_is_always_correct(
+    answer_type: str, data: st.DataObject
+) -> None:
+    item = data.draw(items(answer_type))
+    assert score_response(gold_response(item), item, "rlvr").reward == pytest.approx(1.1)
+    think = data.draw(st.text(max_size=40).filter(lambda t: "<" not in t))
+    for block in gold_spellings(item):
+        response = f"<think>{think}</think><answer>{block}</answer>"
+        score = score_response(response, item, "accuracy")
+        assert score.correct, (block, score.verdict, score.detail)
+        assert oracle_allows(response, item)
+
+
+@pytest.mark.parametrize("answer_type", ("choice", "text"))
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_look_alike_and_broken_spellings_agree_with_the_oracle(
+    answer_type: str, data: st.DataObject
+) -> None:
+    item = data.draw(items(answer_type))
+    assert isinstance(item.answer, str)
+    for spelling in variants(item.answer)[5:]:
+        response = f"<think>x</think><answer>{spelling}</answer>"
+        score = score_response(response, item, "accuracy")
+        assert score.correct == oracle_allows(response, item), (spelling, score.detail)
