@@ -44,3 +44,22 @@ def test_oracle_traces_are_all_confirmed(tmp_path: Path) -> None:
     assert env.trace_fidelity == 1.0 and (env.trace_claims_mean or 0) >= 1
     record = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
     assert record["trace_right"] >= 1 and record["trace_wrong"] == 0
+
+
+def test_oracle_rows_say_when_answers_were_copied_from_gold(tmp_path: Path) -> None:
+    items = [
+        {
+            "id": f"q{i}",
+            "story": "Ann hid the key.",
+            "question": "Who hid the key?",
+            "answer": "Ann",
+            "answer_type": "text",
+        }
+        for i in range(3)
+    ]
+    tomgym.register_tom_env("Test-GoldOnly-v0", items=items, overwrite=True)
+    try:
+        summary = evaluate("oracle", envs=["Test-GoldOnly-v0"], n=3, out=tmp_path, quiet=True)
+    finally:
+        tomgym.unregister_tom_env("Test-GoldOnly-v0")
+    assert summary.privileged and summary.gold_answers == 3

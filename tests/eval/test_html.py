@@ -18,6 +18,7 @@ def board() -> Leaderboard:
         LeaderboardRow(
             agent="oracle",
             privileged=True,
+            gold_answers=2,
             directory="a",
             n_items=4,
             accuracy=1.0,

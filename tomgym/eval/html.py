@@ -68,7 +68,8 @@ def _cell(value: float | None, scale: float = 100.0, digits: int = 1, signed: bo
 
 
 def _agent_cell(row: LeaderboardRow) -> str:
-    tag = f'<span class="tag">{PRIVILEGED_NOTE}</span>' if row.privileged else ""
+    note = f"{PRIVILEGED_NOTE}: {row.gold_answers}" if row.gold_answers else "simulator"
+    tag = f'<span class="tag">{escape(note)}</span>' if row.privileged else ""
     return f'<td data-value="{escape(row.agent)}">{escape(row.agent)}{tag}</td>'
 
 

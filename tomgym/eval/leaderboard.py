@@ -21,6 +21,7 @@ class LeaderboardRow(BaseModel):
 
     agent: str
     privileged: bool = False
+    gold_answers: int = 0
     directory: str
     n_items: int
     accuracy: float | None
@@ -62,6 +63,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
     return LeaderboardRow(
         agent=summary.agent,
         privileged=summary.privileged,
+        gold_answers=summary.gold_answers,
         directory=directory,
         n_items=n,
         accuracy=summary.accuracy,
@@ -135,7 +137,11 @@ def column_label(board: Leaderboard, env_id: str) -> str:
 
 
 def agent_label(row: LeaderboardRow) -> str:
-    return f"{row.agent} ({PRIVILEGED_NOTE})" if row.privileged else row.agent
+    if not row.privileged:
+        return row.agent
+    if row.gold_answers:
+        return f"{row.agent} ({PRIVILEGED_NOTE}: {row.gold_answers} answers)"
+    return f"{row.agent} (simulator)"
 
 
 def _pct(value: float | None) -> str:
@@ -181,7 +187,8 @@ def to_markdown(board: Leaderboard) -> str:
     ]
     if any(r.privileged for r in board.rows):
         notes.append(
-            f"Rows marked ({PRIVILEGED_NOTE}) are privileged agents, given the gold answer."
+            f"Rows marked ({PRIVILEGED_NOTE}) copied that many answers from the gold label "
+            "(families the simulator cannot solve); (simulator) rows solved every item."
         )
     return "\n".join(lines + notes) + "\n"
 

@@ -124,6 +124,9 @@ class Summary(BaseModel):
     agent: str
     agent_description: dict[str, Any] = Field(default_factory=dict)
     privileged: bool = False
+    gold_answers: int = Field(
+        default=0, description="Answers a privileged agent copied from the gold label."
+    )
     suite: str | None = None
     n_items: int
     accuracy: float | None = None
@@ -329,6 +332,7 @@ def summarise(
         agent=agent,
         agent_description=agent_description or {},
         privileged=privileged,
+        gold_answers=sum(r.answer_source == "gold" for r in records) if privileged else 0,
         suite=suite,
         n_items=total,
         accuracy=sum(r.correct for r in records) / len(records) if records else None,

@@ -184,6 +184,7 @@ def score_response(
         verdict=info["verdict"],
         format_ok=bool(info["format_ok"]),
         lenient_correct=lenient,
+        answer_source=(response.extra or {}).get("source"),
         reward=float(reward),
         reward_parts={k: float(v) for k, v in info["reward_parts"].items()},
         prompt_tokens=response.prompt_tokens,

@@ -52,6 +52,9 @@ class ResultRecord(BaseModel):
         default=None, description="Belief claims of the think part the simulator confirms."
     )
     trace_wrong: int | None = Field(default=None, description="Claims the simulator refutes.")
+    answer_source: str | None = Field(
+        default=None, description="Where a privileged agent's answer came from (gold/simulator)."
+    )
     seconds: float | None = None
     failed: bool = False
     error: str | None = None
