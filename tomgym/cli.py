@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tomgym.cli_args import parse_kwargs
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -42,23 +44,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _env_kwargs(pairs: Sequence[str]) -> dict[str, object]:
-    kwargs: dict[str, object] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise SystemExit(f"tomgym: --kwarg takes KEY=VALUE, got {pair!r}")
-        key, raw = pair.split("=", 1)
-        try:
-            kwargs[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            kwargs[key] = raw
-    return kwargs
-
-
 def cmd_show(args: argparse.Namespace) -> int:
     import tomgym
 
-    env = tomgym.make(args.env_id, prompt=args.prompt, **_env_kwargs(args.kwarg))
+    env = tomgym.make(args.env_id, prompt=args.prompt, **parse_kwargs(args.kwarg))
     options = {"index": args.index} if args.index is not None else None
     prompt, info = env.reset(seed=args.seed, options=options)
     item = env.current_item

@@ -3,24 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from tomgym.cli_args import parse_kwargs
 from tomgym.eval.metrics import Summary
-
-
-def _kwargs(pairs: list[str]) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
-        key, raw = pair.split("=", 1)
-        try:
-            kwargs[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            kwargs[key] = raw
-    return kwargs
 
 
 def _print_summary(summary: Summary) -> None:
@@ -42,7 +29,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
         "n": args.n,
         "seed": args.seed,
         "split": args.split,
-        "env_kwargs": _kwargs(args.kwarg) or None,
+        "env_kwargs": parse_kwargs(args.kwarg) or None,
         "batch_size": args.batch_size,
         "workers": args.workers,
         "ray_address": args.ray_address,

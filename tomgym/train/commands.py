@@ -13,6 +13,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from tomgym.cli_args import parse_kwargs
 from tomgym.train.export import FORMATS, EvalOnlyError, ExportError, export_dataset
 from tomgym.train.openrlhf_cmd import (
     PRESETS,
@@ -21,19 +22,6 @@ from tomgym.train.openrlhf_cmd import (
     build_command,
     detect_gpus,
 )
-
-
-def _kwargs(pairs: list[str]) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
-        key, raw = pair.split("=", 1)
-        try:
-            kwargs[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            kwargs[key] = raw
-    return kwargs
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -45,7 +33,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             args.format,
             args.out,
             allow_eval_only=args.allow_eval_only,
-            **_kwargs(args.kwarg),
+            **parse_kwargs(args.kwarg),
         )
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym export: {exc}", file=sys.stderr)
