@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from tomgym.envs.generated import resolve_alias, variant_metadata
+
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -13,16 +15,6 @@ from tomgym.world.hitom import GENERATOR_VERSION, HiToMConfig, generate_hitom, m
 
 TRAIN_ORDERS = (0, 1, 2, 3)
 """The ToM-RL training distribution (arXiv 2504.01698) mixes orders 0-3; order 4 is held out."""
-
-
-def resolve_alias(name: str, value: str, default: str, alias: str | None) -> str:
-    """``vocab_split`` / ``template_split`` are aliases of ``vocab`` / ``templates``; giving
-    both, they must agree."""
-    if alias is None:
-        return value
-    if value not in (default, alias):
-        raise ValueError(f"{name}={value!r} and {name}_split={alias!r} disagree")
-    return alias
 
 
 @functools.lru_cache(maxsize=4096)
@@ -47,19 +39,9 @@ def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMIte
             "question_agents": list(q.question_agents),
             "generator_version": GENERATOR_VERSION,
             "seed": seed,
-            **_variant(config),
+            **variant_metadata(config),
         },
     )
-
-
-def _variant(config: HiToMConfig) -> dict[str, Any]:
-    """Metadata for the generalisation options, only when set (existing items unchanged)."""
-    out: dict[str, Any] = {}  # (vocab_split is left out: vocab="test" items predate it)
-    if config.templates != "canonical":
-        out["template_split"] = config.templates
-    if config.debiased:
-        out["debiased"] = True
-    return out
 
 
 class HiToMEnv(ToMEnv):
@@ -142,8 +124,8 @@ class HiToMEnv(ToMEnv):
     ) -> ItemSource:
         if unknown:
             raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
-        vocab = resolve_alias("vocab", vocab, "train", vocab_split)
-        templates = resolve_alias("templates", templates, "canonical", template_split)
+        vocab = resolve_alias("vocab", vocab, vocab_split)
+        templates = resolve_alias("templates", templates, template_split)
         split_seed("hitom", split, seed)  # validates the split now rather than at the first reset
         if length is not None and length not in (1, 2, 3):
             raise ValueError(f"length must be 1, 2, 3 or None, got {length!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tomgym.envs.hitom import resolve_alias
+from tomgym.envs.generated import resolve_alias, variant_metadata
 
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
@@ -39,19 +39,9 @@ def tomi_item(config: ToMiConfig, split: str, seed: int, index: int) -> ToMItem:
             "question_agents": list(q.question_agents),
             "generator_version": GENERATOR_VERSION,
             "seed": seed,
-            **_variant(config),
+            **variant_metadata(config),
         },
     )
-
-
-def _variant(config: ToMiConfig) -> dict[str, Any]:
-    """Metadata for the generalisation options, only when set (existing items unchanged)."""
-    out: dict[str, Any] = {}  # (vocab_split is left out: vocab="test" items predate it)
-    if config.templates != "canonical":
-        out["template_split"] = config.templates
-    if config.debiased:
-        out["debiased"] = True
-    return out
 
 
 class ToMiEnv(ToMEnv):
@@ -125,8 +115,8 @@ class ToMiEnv(ToMEnv):
         config = ToMiConfig(
             question_types=tuple(question_types),
             coloured=coloured,
-            vocab=resolve_alias("vocab", vocab, "train", vocab_split),
-            templates=resolve_alias("templates", templates, "canonical", template_split),
+            vocab=resolve_alias("vocab", vocab, vocab_split),
+            templates=resolve_alias("templates", templates, template_split),
             debiased=debiased,
         )
         return GeneratedSource(
