@@ -3,6 +3,7 @@ that score completions through the env's own ``step`` (via :func:`score_label`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,9 +27,16 @@ def score_completions(
     if len(labels) != len(completions):
         raise ValueError(f"{len(completions)} completions but {len(labels)} labels")
     return [
-        score_label(label, completion_text(c))[0]
+        _score(decode_label(label).dumps(), completion_text(c))
         for c, label in zip(completions, labels, strict=False)
     ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _score(label: str, text: str) -> Score:
+    # TRL calls each reward function on the same batch: the format, answer and other parts
+    # all come from one scoring of each (label, completion), not three.
+    return score_label(label, text)[0]
 
 
 def _labels(kwargs: dict[str, Any]) -> Sequence[Any]:
