@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -42,10 +41,8 @@ def agent() -> hf.HFAgent:
 def test_second_load_comes_from_the_cache(agent: hf.HFAgent) -> None:
     cached = hf.cache_root() / "models" / hf.SMOLLM2_CACHE_NAME
     assert Path(agent.model_path) == cached and hf.is_saved_model(cached)
-    start = time.perf_counter()
     again = make_agent("smollm2", max_new_tokens=4, num_threads=1)
     assert again.describe()["source"] == "cache"
-    assert time.perf_counter() - start < 30
 
 
 def test_batched_and_single_greedy_agree_with_left_padding(agent: hf.HFAgent) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tomgym.answers import (
@@ -133,9 +131,9 @@ def test_name_lists_are_sets() -> None:
         "blue_pantry " * 100_000,
     ],
 )
-def test_a_megabyte_is_scored_in_linear_time(response: str) -> None:
-    # Not a timing assertion on the machine: a backtracking regex takes minutes here, a
-    # linear pass well under a second; the bound only catches the catastrophic case.
-    start = time.perf_counter()
-    score_response(response, ITEM)
-    assert time.perf_counter() - start < 20
+def test_megabyte_responses_are_scored(response: str) -> None:
+    # Timing is measured in benchmarks/verifier_fuzz.py (linear in the input), not asserted
+    # here; a backtracking parser would hang this test rather than pass it.
+    score = score_response(response, ITEM)
+    expected = response.startswith("<think>a")  # only the well-formed gold answer is right
+    assert score.correct is expected
