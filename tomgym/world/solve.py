@@ -42,14 +42,3 @@ def explain_hitom(story: str, question: str) -> list[str]:
         if where is not None:
             lines.append(belief_claim(chain, obj, where))
     return lines
-
-
-def solve(story: str, question: str, family: str = "hitom") -> str:
-    """The oracle answer for a story of the family "hitom" or "tomi" (rules mode)."""
-    if family == "hitom":
-        return solve_hitom(story, question)
-    if family == "tomi":
-        from tomgym.world.tomi_solve import solve_tomi
-
-        return solve_tomi(story, question)
-    raise ValueError(f"unknown family {family!r}; known: hitom, tomi")
