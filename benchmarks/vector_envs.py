@@ -1,5 +1,6 @@
 """Items per second of ``gym.make_vec`` (sync and async, SAME_STEP autoreset, 1 to 8 envs) against
-a plain loop over one env, on one generated env. Medians over repeats.
+a plain loop over one env, on one generated env. Medians over repeats; every measurement on
+items of its own (fresh seeds).
 
     .venv/bin/python benchmarks/vector_envs.py [--env ToM-HiToM-v0] [--items 800] [--repeats 3]
 """
@@ -78,30 +79,35 @@ def main() -> None:
         help="one fixed response for every item, or the gold answer (read through envs.call)",
     )
     args = parser.parse_args()
-    loop = statistics.median(
-        loop_items_per_second(args.env, args.items, 1000 * r, args.action)
-        for r in range(args.repeats)
-    )
-    print(f"plain loop, 1 env: {loop:8.1f} items/s")
-    rows: list[dict[str, Any]] = [
-        {"mode": "loop", "num_envs": 1, "items_per_s": round(loop, 1), "over_loop": 1.0}
-    ]
-    for mode in ("sync", "async"):
-        for num_envs in args.num_envs:
-            runs = [
-                vector_items_per_second(args.env, mode, num_envs, args.items, 1000 * r, args.action)
-                for r in range(args.repeats)
-            ]
-            rate = statistics.median(runs)
-            rows.append(
-                {
-                    "mode": mode,
-                    "num_envs": num_envs,
-                    "items_per_s": round(rate, 1),
-                    "over_loop": round(rate / loop, 2),
-                }
-            )
-            print(f"{mode:5s} x{num_envs}: {rate:8.1f} items/s ({rate / loop:.2f} x loop)")
+    # Every measurement draws from its own seed: the generated envs cache recent items, so two
+    # measurements sharing a seed would serve the second one from the first one's cache.
+    # Repeats go round every configuration in turn, so a noisy minute hits them all alike.
+    configs = [("loop", 1)] + [(m, n) for m in ("sync", "async") for n in args.num_envs]
+    runs: dict[tuple[str, int], list[float]] = {c: [] for c in configs}
+    seed = 0
+    for _ in range(args.repeats):
+        for mode, num_envs in configs:
+            seed += 1000  # a vector env seeds its sub-envs seed, seed + 1, ...
+            if mode == "loop":
+                rate = loop_items_per_second(args.env, args.items, seed, args.action)
+            else:
+                rate = vector_items_per_second(
+                    args.env, mode, num_envs, args.items, seed, args.action
+                )
+            runs[(mode, num_envs)].append(rate)
+    loop = statistics.median(runs[("loop", 1)])
+    rows: list[dict[str, Any]] = []
+    for mode, num_envs in configs:
+        rate = statistics.median(runs[(mode, num_envs)])
+        rows.append(
+            {
+                "mode": mode,
+                "num_envs": num_envs,
+                "items_per_s": round(rate, 1),
+                "over_loop": round(rate / loop, 2),
+            }
+        )
+        print(f"{mode:5s} x{num_envs}: {rate:8.1f} items/s ({rate / loop:.2f} x loop)")
     command = (
         f"python benchmarks/vector_envs.py --env {args.env} --items {args.items} "
         f"--repeats {args.repeats} --action {args.action} "

@@ -31,6 +31,7 @@ ENVS: dict[str, dict[str, Any]] = {
 }
 ANSWER_REGEX = r"<answer>\s*(.*?)\s*</answer>"
 TASK_PREFIX = "tomgym_vs_"
+MAX_SHOWN = 25
 
 
 def build_docs(tokenizer: Any, n: int) -> dict[str, list[dict[str, Any]]]:
@@ -46,7 +47,12 @@ def build_docs(tokenizer: Any, n: int) -> dict[str, list[dict[str, Any]]]:
             )
             prompt += info.get("prefill") or ""
             rows.append(
-                {"index": index, "prompt": prompt, "answer": env.unwrapped.current_item.answer}
+                {
+                    "index": index,
+                    "prompt": prompt,
+                    "answer": env.unwrapped.current_item.answer,
+                    "candidates": info["candidates"],
+                }
             )
         docs[env_id] = rows
     return docs
@@ -56,8 +62,16 @@ def task_name(env_id: str) -> str:
     return TASK_PREFIX + re.sub(r"\W", "_", env_id.lower())
 
 
+def flexible_regex(rows: list[dict[str, Any]]) -> str:
+    """lm-eval's usual lenient extraction (like gsm8k's flexible-extract): the first word of
+    the text that is one of the env's answer candidates, tags or not."""
+    names = sorted({c for r in rows for c in r["candidates"]}, key=len, reverse=True)
+    return r"\b(" + "|".join(re.escape(n) for n in names) + r")\b"
+
+
 def write_tasks(directory: Path, docs: dict[str, list[dict[str, Any]]], max_new: int) -> None:
-    """One YAML task per env over a local JSONL: generate_until, regex filter, exact_match."""
+    """One YAML task per env over a local JSONL: generate_until; raw, `<answer>` regex and
+    flexible (first candidate named) filters; exact_match."""
     import yaml
 
     for env_id, rows in docs.items():
@@ -85,6 +99,18 @@ def write_tasks(directory: Path, docs: dict[str, list[dict[str, Any]]], max_new:
                         {
                             "function": "regex",
                             "regex_pattern": ANSWER_REGEX,
+                            "group_select": 0,
+                            "fallback": "[no answer]",
+                        },
+                        {"function": "take_first"},
+                    ],
+                },
+                {
+                    "name": "flexible",
+                    "filter": [
+                        {
+                            "function": "regex",
+                            "regex_pattern": flexible_regex(rows),
                             "group_select": 0,
                             "fallback": "[no answer]",
                         },
@@ -136,12 +162,14 @@ def run_lm_eval(
         by_filter: dict[str, dict[int, dict[str, Any]]] = {}
         for s in samples:
             by_filter.setdefault(s["filter"], {})[s["doc"]["index"]] = s
-        raw, tagged = by_filter["raw"], by_filter["answer_tag"]
+        raw, tagged, flex = by_filter["raw"], by_filter["answer_tag"], by_filter["flexible"]
         per_env[env_id] = {
             "text": {i: raw[i]["resps"][0][0] for i in raw},
             "extracted": {i: tagged[i]["filtered_resps"][0] for i in tagged},
             "raw_em": {i: float(raw[i]["exact_match"]) for i in raw},
             "tag_em": {i: float(tagged[i]["exact_match"]) for i in tagged},
+            "flex_extracted": {i: flex[i]["filtered_resps"][0] for i in flex},
+            "flex_em": {i: float(flex[i]["exact_match"]) for i in flex},
         }
     return {"seconds": seconds, "per_env": per_env}
 
@@ -153,7 +181,7 @@ def run_tomgym(
     from tomgym.eval import evaluate
 
     per_env: dict[str, Any] = {
-        e: {"text": {}, "correct": {}, "answer": {}, "prompt": {}} for e in ENVS
+        e: {"text": {}, "correct": {}, "lenient": {}, "answer": {}, "prompt": {}} for e in ENVS
     }
     with tempfile.TemporaryDirectory(prefix="vs_lm_eval_tomgym_") as tmp:
         start = time.perf_counter()
@@ -179,6 +207,7 @@ def run_tomgym(
             env = per_env[r["env_id"]]
             env["text"][r["index"]] = r["response"]
             env["correct"][r["index"]] = bool(r["correct"])
+            env["lenient"][r["index"]] = bool(r["lenient_correct"])
             env["answer"][r["index"]] = r["answer"]
             env["prompt"][r["index"]] = r["prompt"]
     return {"seconds": seconds, "per_env": per_env}
@@ -212,6 +241,10 @@ def compare(
                 "lm_eval_em_raw": a["raw_em"][i],
                 "lm_eval_em_tag": a["tag_em"][i],
                 "tomgym_correct": b["correct"][i],
+                "lm_eval_flex_extracted": a["flex_extracted"][i],
+                "lm_eval_em_flex": a["flex_em"][i],
+                # tomgym's untagged judgement: the text names the gold and no other candidate.
+                "tomgym_lenient": b["lenient"][i],
                 # tomgym's verifier applied to lm-eval's text: isolates scorer vs generation.
                 "lm_eval_text_tag_norm": norm(a["extracted"][i]),
             }
@@ -224,8 +257,14 @@ def compare(
             "lm_eval_acc_answer_tag_exact_match": sum(x["lm_eval_em_tag"] for x in items)
             / len(items),
             "tomgym_acc_verifier": sum(x["tomgym_correct"] for x in items) / len(items),
+            "lm_eval_acc_flexible_exact_match": sum(x["lm_eval_em_flex"] for x in items)
+            / len(items),
+            "tomgym_acc_untagged": sum(x["tomgym_lenient"] for x in items) / len(items),
             "disagreements": [
                 x["index"] for x in items if bool(x["lm_eval_em_tag"]) != x["tomgym_correct"]
+            ],
+            "flexible_disagreements": [
+                x["index"] for x in items if bool(x["lm_eval_em_flex"]) != x["tomgym_lenient"]
             ],
             "items": items,
         }
@@ -272,6 +311,27 @@ def markdown(result: dict[str, Any], command: str) -> str:
             f"{r['lm_eval_acc_answer_tag_exact_match']:.2f} | {r['tomgym_acc_verifier']:.2f} | "
             f"{r['tomgym_verifier_on_lm_eval_text_acc']:.2f} | {r['disagreements'] or '-'} |"
         )
+    lines += [
+        "",
+        "Untagged answers (the bundled model rarely writes the tags): lm-eval's flexible",
+        "extraction (the first candidate the text names) against tomgym's untagged judgement (the",
+        "text names the gold and no other candidate).",
+        "",
+        "| env | lm-eval flexible EM | tomgym untagged | disagreements (flexible right, tomgym "
+        "wrong / the reverse) |",
+        "|---|---|---|---|",
+    ]
+    for env_id, r in result["envs"].items():
+        flex_only = sum(
+            1
+            for x in r["items"]
+            if x["index"] in r["flexible_disagreements"] and x["lm_eval_em_flex"]
+        )
+        lines.append(
+            f"| `{env_id}` | {r['lm_eval_acc_flexible_exact_match']:.2f} | "
+            f"{r['tomgym_acc_untagged']:.2f} | {flex_only} / "
+            f"{len(r['flexible_disagreements']) - flex_only} |"
+        )
     lines += ["", "Disagreeing items (lm-eval regex EM vs tomgym verifier):", ""]
     any_dis = False
     for env_id, r in result["envs"].items():
@@ -285,6 +345,22 @@ def markdown(result: dict[str, Any], command: str) -> str:
                     f"tomgym text: {json.dumps(x['tomgym_text'])[:300]}"
                 )
     if not any_dis:
+        lines.append("- none")
+    lines += ["", "Disagreeing items, untagged (lm-eval flexible vs tomgym untagged):", ""]
+    shown = 0
+    for env_id, r in result["envs"].items():
+        for x in r["items"]:
+            if x["index"] in r["flexible_disagreements"] and shown < MAX_SHOWN:
+                shown += 1
+                lines.append(
+                    f"- `{env_id}` #{x['index']}: gold `{x['gold']}`; lm-eval flexible "
+                    f"`{x['lm_eval_flex_extracted']}` (EM {x['lm_eval_em_flex']:.0f}); tomgym "
+                    f"untagged {x['tomgym_lenient']}; text: {json.dumps(x['tomgym_text'])[:300]}"
+                )
+    total = sum(len(r["flexible_disagreements"]) for r in result["envs"].values())
+    if total > shown:
+        lines.append(f"- ... {total - shown} more in the JSON file")
+    if not total:
         lines.append("- none")
     lines += ["", "Texts that differ between the tools:", ""]
     any_diff = False
