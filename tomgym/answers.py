@@ -39,7 +39,8 @@ FREE_TEXT_MAX_EXTRA_WORDS = 12
 
 def words(text: str) -> list[str]:
     """Normalised whole words: NFKC, case-folded, ``_`` and punctuation as spaces, no articles."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    # ASCII is NFKC-stable and casefolds as lower(): the common case skips both passes.
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
     return [w for w in _NON_WORD.sub(" ", folded).split() if w not in ARTICLES]
 
 
@@ -102,6 +103,37 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _phrases_in(tokens: Sequence[str], texts: Sequence[str]) -> list[tuple[str, ...]]:
+    """``_phrase`` of every text that may be among ``tokens``; ``()`` (names nothing) for the
+    rest, which the answer cannot name.
+
+    For ASCII texts (the common case) all at once: lower-cased, their words are the runs of
+    ``[a-z0-9]``, so a text none of the tokens occurs in has no word among them and is skipped.
+    """
+    joined = "\n".join(texts)
+    if not joined.isascii() or joined.count("\n") != len(texts) - 1:
+        return [_phrase(t) for t in texts]
+    lowered = joined.lower()
+    hits: set[int] = set()
+    for token in set(tokens):  # no token holds a newline, so a hit lies inside one text
+        at = lowered.find(token)
+        while at != -1:
+            hits.add(lowered.count("\n", 0, at))
+            at = lowered.find(token, at + 1)
+    out: list[tuple[str, ...]] = [()] * len(texts)
+    if hits:
+        parts = lowered.split("\n")
+        for i in hits:
+            found = _ASCII_WORD.findall(parts[i])
+            if not ARTICLES.isdisjoint(found):
+                found = [w for w in found if w not in ARTICLES]
+            out[i] = tuple(found)
+    return out
+
+
 def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, ...]]]) -> set[str]:
     """Which keys have one of their phrases in ``tokens`` as whole consecutive words.
 
@@ -147,8 +179,10 @@ def judge_choice(
 ) -> Judgement:
     """Correct only if the answer names the gold candidate and no other candidate."""
     tokens = words(answer)
-    phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
-    phrases.setdefault(gold, [_phrase(gold)]).extend(_phrase(a) for a in aliases)
+    normal = _phrases_in(tokens, [*candidates, gold, *aliases])
+    n = len(candidates)
+    phrases: dict[str, list[tuple[str, ...]]] = {c: [normal[i]] for i, c in enumerate(candidates)}
+    phrases.setdefault(gold, [normal[n]]).extend(normal[n + 1 :])
     named = mentioned(tokens, phrases)
     if not named:
         return Judgement(False, "no_candidate", "the answer names none of the candidates")

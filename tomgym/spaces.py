@@ -35,9 +35,9 @@ def text_space(max_length: int, min_length: int = 0) -> spaces.Text:
 
 def to_printable(text: str) -> str:
     """Replace characters outside the charset (controls, astral-plane symbols) by U+FFFD."""
-    if not text or (
-        text.replace("\n", "").replace("\t", "").isprintable() and max(text) <= "\uffff"
+    if text.replace("\n", "").replace("\t", "").isprintable() and (
+        text.isascii() or max(text) <= "\uffff"
     ):
-        return text  # the common case, checked at C speed
+        return text  # the common case, checked at C speed (ASCII needs no plane check)
     charset = printable_charset()
     return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import random
+from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from tomgym.world.debias import (
     POSITION_RESOLUTION,
@@ -16,8 +19,8 @@ from tomgym.world.debias import (
 from tomgym.world.render import (
     PARAPHRASES,
     TEMPLATE_SETS,
-    choose_phrasing,
     hitom_question,
+    item_phrasing,
     render_event,
     render_story,
 )
@@ -32,11 +35,12 @@ from tomgym.world.simulator import (
     PrivateTell,
     PublicClaim,
     Stay,
-    simulate,
+    belief_after,
 )
 from tomgym.world.vocab import Vocab, load_vocab
 
 GENERATOR_VERSION = "hitom-1"
+T = TypeVar("T")
 
 N_AGENTS, N_ROOMS, N_OBJECTS, N_CONTAINERS = 5, 3, 6, 15
 CONTAINERS_PER_ROOM = N_CONTAINERS // N_ROOMS
@@ -100,13 +104,83 @@ class HiToMQuestion:
     uid: str
 
 
+class ItemRandom(random.Random):
+    """``random.Random`` whose ``choice``, ``shuffle``, ``randrange(n)`` and ``sample`` of a list
+    or tuple draw exactly what the standard library's do (the same algorithms over
+    ``getrandbits``; tests/world/test_fast_paths.py checks them against it), minus the
+    generic checks and method look-ups that dominated a story's cost."""
+
+    def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]
+        n = len(seq)
+        if not n:
+            raise IndexError("Cannot choose from an empty sequence")
+        bits, k = self.getrandbits, n.bit_length()
+        r = bits(k)
+        while r >= n:
+            r = bits(k)
+        return seq[r]
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        bits = self.getrandbits
+        for i in reversed(range(1, len(x))):
+            n = i + 1
+            k = n.bit_length()
+            j = bits(k)
+            while j >= n:
+                j = bits(k)
+            x[i], x[j] = x[j], x[i]
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if stop is not None or step != 1 or type(start) is not int or start <= 0:
+            return super().randrange(start, stop, step)
+        bits, k = self.getrandbits, start.bit_length()
+        r = bits(k)
+        while r >= start:
+            r = bits(k)
+        return r
+
+    def sample(  # type: ignore[override]
+        self, population: Sequence[T], k: int, *, counts: Iterable[int] | None = None
+    ) -> list[T]:
+        if counts is not None or type(population) not in (list, tuple):
+            return super().sample(population, k, counts=counts)
+        n = len(population)
+        if not 0 <= k <= n:
+            raise ValueError("Sample larger than population or is negative")
+        bits = self.getrandbits
+        result: list[T] = []
+        setsize = 21  # as random.Random.sample: a pool for small populations, else a set
+        if k > 5:
+            setsize += 4 ** math.ceil(math.log(k * 3, 4))
+        if n <= setsize:
+            pool = list(population)
+            for i in range(k):
+                m = n - i
+                b = m.bit_length()
+                j = bits(b)
+                while j >= m:
+                    j = bits(b)
+                result.append(pool[j])
+                pool[j] = pool[m - 1]
+        else:
+            selected: set[int] = set()
+            b = n.bit_length()
+            for _ in range(k):
+                j = bits(b)
+                while j >= n or j in selected:
+                    j = bits(b)
+                selected.add(j)
+                result.append(population[j])
+        return result
+
+
 def item_rng(
     kind: str, version: str, canonical: str, seed: int, index: int
 ) -> tuple[random.Random, str]:
     """A private RNG and a short uid, both pure functions of the arguments."""
     key = f"{kind}|{version}|{canonical}|seed={seed}|index={index}"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
-    return random.Random(int(digest[:32], 16)), f"{kind}-{digest[:12]}"
+    return ItemRandom(int(digest[:32], 16)), f"{kind}-{digest[:12]}"
 
 
 def _tells(
@@ -202,18 +276,19 @@ def _generate(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> H
     order = rng.choice(config.orders)
     real, agents, containers, objects, obj = _chapters(rng, vocab, length, deception)
     events: list[Event] = []
+    uniform, noise = rng.random, config.noise
     for event in real:
-        if rng.random() < config.noise:
+        if uniform() < noise:
             events.append(_distractor(rng, agents, containers, objects))
         events.append(event)
     asked = rng.sample(agents, N_AGENTS)
     question_agents = tuple(asked[4 - order : 4])
     # Beliefs of each nesting depth evolve independently, so simulating up to the asked
     # depth gives the same answer, faster.
-    answer = simulate(events, max_order=max(order, 1)).beliefs(question_agents, obj)
+    answer = belief_after(events, question_agents, obj, max_order=max(order, 1))
     assert answer is not None
     # A separate stream, so the phrasing never changes which story is drawn.
-    phrasing = choose_phrasing(config.templates, random.Random(f"{uid}|templates"))
+    phrasing = item_phrasing(config.templates, uid)
     return HiToMQuestion(
         story=render_story(events, phrasing),
         question=hitom_question(question_agents, obj),

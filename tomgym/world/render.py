@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from tomgym.world.simulator import (
+    Distractor,
     Enter,
     Event,
     Exit,
@@ -88,60 +90,84 @@ def choose_phrasing(templates: str, rng: random.Random) -> Phrasing | None:
     return {kind: rng.choice(forms) for kind, forms in PARAPHRASES[templates].items()}
 
 
-def _fields(event: Event) -> tuple[str, dict[str, str]] | None:
-    if isinstance(event, Enter):
-        return "enter", {"agents": join_names(event.agents), "room": event.room}
-    if isinstance(event, ObjectIs):
-        return "object_is", {"obj": event.obj, "container": event.container}
-    if isinstance(event, Move):
-        return "move", {"agent": event.agent, "obj": event.obj, "container": event.container}
-    if isinstance(event, Stay):
-        return "stay", {"agent": event.agent, "room": event.room}
-    if isinstance(event, Exit):
-        return "exit", {"agent": event.agent, "room": event.room}
-    if isinstance(event, PublicClaim):
-        return "public", {"speaker": event.speaker, "obj": event.obj, "container": event.container}
-    if isinstance(event, PrivateTell):
-        fields = {"speaker": event.speaker, "listener": event.listener}
-        return "private", {**fields, "obj": event.obj, "container": event.container}
-    return None
+def item_phrasing(templates: str, uid: str) -> Phrasing | None:
+    """An item's phrasing, drawn from its own stream ``{uid}|templates`` (so the phrasing never
+    changes which story is drawn); the canonical forms draw nothing, so no stream is made."""
+    if templates == "canonical":
+        return None
+    return choose_phrasing(templates, random.Random(f"{uid}|templates"))
+
+
+_FIELDS: dict[type, Callable[[Any], tuple[str, dict[str, str]]]] = {
+    Enter: lambda e: ("enter", {"agents": join_names(e.agents), "room": e.room}),
+    ObjectIs: lambda e: ("object_is", {"obj": e.obj, "container": e.container}),
+    Move: lambda e: ("move", {"agent": e.agent, "obj": e.obj, "container": e.container}),
+    Stay: lambda e: ("stay", {"agent": e.agent, "room": e.room}),
+    Exit: lambda e: ("exit", {"agent": e.agent, "room": e.room}),
+    PublicClaim: lambda e: (
+        "public",
+        {"speaker": e.speaker, "obj": e.obj, "container": e.container},
+    ),
+    PrivateTell: lambda e: (
+        "private",
+        {"speaker": e.speaker, "listener": e.listener, "obj": e.obj, "container": e.container},
+    ),
+}
+"""Event type -> (template kind, placeholder values) for the paraphrase templates."""
+
+_RELEASE: dict[type, Callable[[Any], str]] = {
+    Enter: lambda e: f"{join_names(e.agents)} entered the {e.room}.",
+    ObjectIs: lambda e: f"The {e.obj} is in the {e.container}.",
+    Move: lambda e: f"{e.agent} moved the {e.obj} to the {e.container}.",
+    Stay: lambda e: f"{e.agent} made no movements and stayed in the {e.room} for 1 minute.",
+    Exit: lambda e: f"{e.agent} exited the {e.room}.",
+    # The release omits "the" before the object here.
+    PublicClaim: lambda e: f"{e.speaker} publicly claimed that {e.obj} is in the {e.container}.",
+    PrivateTell: lambda e: (
+        f"{e.speaker} privately told {e.listener} that the {e.obj} is in the {e.container}."
+    ),
+    Distractor: lambda e: e.text,
+}
+"""Event type -> its sentence in the Hi-ToM release form (ToMi shares it)."""
+
+_T = TypeVar("_T")
+
+
+def _by_type(table: Mapping[type, _T], event: Event) -> _T | None:
+    """The table's entry for the event's type (dispatch on the type; a subclass falls back to
+    the first base it is an instance of, in the table's order)."""
+    found = table.get(type(event))
+    if found is None:
+        found = next((v for t, v in table.items() if isinstance(event, t)), None)
+    return found
 
 
 def render_event(event: Event, phrasing: Phrasing | None = None) -> str:
     """The sentence for one event: the Hi-ToM release form (ToMi shares it), or ``phrasing``'s."""
     if phrasing is not None:
-        found = _fields(event)
-        if found is not None:
-            kind, fields = found
-            return phrasing[kind].format(**fields)
-    if isinstance(event, Enter):
-        return f"{join_names(event.agents)} entered the {event.room}."
-    if isinstance(event, ObjectIs):
-        return f"The {event.obj} is in the {event.container}."
-    if isinstance(event, Move):
-        return f"{event.agent} moved the {event.obj} to the {event.container}."
-    if isinstance(event, Stay):
-        return f"{event.agent} made no movements and stayed in the {event.room} for 1 minute."
-    if isinstance(event, Exit):
-        return f"{event.agent} exited the {event.room}."
-    if isinstance(event, PublicClaim):
-        # The release omits "the" before the object here.
-        return f"{event.speaker} publicly claimed that {event.obj} is in the {event.container}."
-    if isinstance(event, PrivateTell):
-        return (
-            f"{event.speaker} privately told {event.listener} that the {event.obj} "
-            f"is in the {event.container}."
-        )
-    return event.text
+        fields = _by_type(_FIELDS, event)
+        if fields is not None:
+            kind, values = fields(event)
+            return phrasing[kind].format(**values)
+    form = _by_type(_RELEASE, event)
+    if form is not None:
+        return form(event)
+    return event.text  # type: ignore[union-attr]  # a Distractor
 
 
 def number_lines(sentences: Sequence[str], start: int = 1) -> str:
     """'1 First.\\n2 Second.' like the releases."""
-    return "\n".join(f"{i} {s}" for i, s in enumerate(sentences, start))
+    return "\n".join([f"{i} {s}" for i, s in enumerate(sentences, start)])
 
 
 def render_story(events: Sequence[Event], phrasing: Phrasing | None = None) -> str:
-    return number_lines([render_event(e, phrasing) for e in events])
+    if phrasing is not None:
+        return number_lines([render_event(e, phrasing) for e in events])
+    release, sentences = _RELEASE, []
+    for event in events:  # render_event's release forms, looked up here without a call each
+        form = release.get(type(event))
+        sentences.append(form(event) if form is not None else render_event(event))
+    return number_lines(sentences)
 
 
 def hitom_question(agents: Sequence[str], obj: str) -> str:

@@ -6,10 +6,11 @@ chapters with an exit order, and trust-dependent public claims and private tells
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import permutations
+from typing import Any
 
 WAITING_ROOM = "waiting_room"
 DEFAULT_MAX_ORDER = 4
@@ -105,6 +106,9 @@ class World:
     chapter_room: str | None = None
     participants: tuple[str, ...] = ()
     exit_rank: dict[str, int] = field(default_factory=dict)
+    focus: tuple[tuple[str, ...], str] | None = None
+    """When set, the one belief B[agents](obj) kept (a generator asking one question): it ends
+    as in the full world, and the other beliefs, which never feed it, are not recorded."""
 
     # -- queries ---------------------------------------------------------------
 
@@ -132,38 +136,50 @@ class World:
     # -- updates ---------------------------------------------------------------
 
     def apply_all(self, events: Iterable[Event]) -> World:
+        handlers = _HANDLERS
         for event in events:
-            self.apply(event)
+            handler = handlers.get(type(event))
+            if handler is None:
+                self.apply(event)
+            else:
+                handler(self, event)
         return self
 
     def apply(self, event: Event) -> None:
-        if isinstance(event, Enter):
-            self._enter(event)
-        elif isinstance(event, ObjectIs):
-            room = event.room or self.chapter_room or ""
-            self.container_room.setdefault(event.container, room)
-            self.initial.setdefault(event.obj, event.container)
-            self.location[event.obj] = event.container
-            self._observe(self.container_room[event.container], [event.obj])
-        elif isinstance(event, Move):
-            self._add_agents([event.agent])
-            room = self.agent_room.get(event.agent) or self.chapter_room or ""
-            self.container_room.setdefault(event.container, room)
-            self.initial.setdefault(event.obj, event.container)
-            self.location[event.obj] = event.container
-            self._observe(room, [event.obj])
-        elif isinstance(event, Exit):
-            self._add_agents([event.agent])
-            self.agent_room[event.agent] = None
-            if event.agent in self.participants and event.agent not in self.exit_rank:
-                self.exit_rank[event.agent] = len(self.exit_rank)
-        elif isinstance(event, Stay):
-            self._add_agents([event.agent])
-        elif isinstance(event, PublicClaim):
-            self._public(event)
-        elif isinstance(event, PrivateTell):
-            self._private(event)
-        # Distractor: no effect.
+        handler = _HANDLERS.get(type(event))
+        if handler is None:  # a subclass of an event type
+            handler = next((h for t, h in _HANDLERS.items() if isinstance(event, t)), None)
+        if handler is not None:
+            handler(self, event)
+
+    def _object_is(self, event: ObjectIs) -> None:
+        room = event.room or self.chapter_room or ""
+        self.container_room.setdefault(event.container, room)
+        self.initial.setdefault(event.obj, event.container)
+        self.location[event.obj] = event.container
+        self._observe(self.container_room[event.container], [event.obj])
+
+    def _move(self, event: Move) -> None:
+        self._add_agent(event.agent)
+        room = self.agent_room.get(event.agent) or self.chapter_room or ""
+        self.container_room.setdefault(event.container, room)
+        self.initial.setdefault(event.obj, event.container)
+        self.location[event.obj] = event.container
+        self._observe(room, [event.obj])
+
+    def _exit(self, event: Exit) -> None:
+        self._add_agent(event.agent)
+        self.agent_room[event.agent] = None
+        if event.agent in self.participants and event.agent not in self.exit_rank:
+            self.exit_rank[event.agent] = len(self.exit_rank)
+
+    def _stay(self, event: Stay) -> None:
+        self._add_agent(event.agent)
+
+    def _add_agent(self, a: str) -> None:
+        if a not in self.agent_room:
+            self.agents.append(a)
+            self.agent_room[a] = None
 
     def _add_agents(self, agents: Iterable[str]) -> None:
         for a in agents:
@@ -175,7 +191,7 @@ class World:
         self._add_agents(event.agents)
         room = event.room
         if room not in self.neutral_rooms:
-            if not self.occupants(room):
+            if room not in self.agent_room.values():  # nobody there: a new chapter
                 self.chapter_room = room
                 self.participants = ()
                 self.exit_rank = {}
@@ -188,6 +204,9 @@ class World:
 
     def _observe(self, room: str, objects: list[str]) -> None:
         """Every nesting of the room's occupants learns the true container of the objects."""
+        if self.focus is not None:
+            self._observe_focus(room, objects)
+            return
         present = self.occupants(room)
         if not present or not objects:
             return
@@ -197,13 +216,27 @@ class World:
             for t in tuples:
                 self.belief[(t, obj)] = where
 
+    def _observe_focus(self, room: str, objects: list[str]) -> None:
+        """_observe for the focus belief only: set when its agents (distinct, at most
+        max_order of them) are all in the room, as _tuples would list it."""
+        assert self.focus is not None
+        agents, obj = self.focus
+        if (
+            agents
+            and obj in objects
+            and len(agents) <= self.max_order
+            and len(set(agents)) == len(agents)
+            and all(self.agent_room.get(a) == room for a in agents)
+        ):
+            self.belief[self.focus] = self.location[obj]
+
     def _set(self, agents: tuple[str, ...], obj: str, container: str) -> None:
-        if len(agents) <= self.max_order:
+        if len(agents) <= self.max_order and (self.focus is None or self.focus == (agents, obj)):
             self.belief[(agents, obj)] = container
 
     def _public(self, event: PublicClaim) -> None:
         s, obj, c = event.speaker, event.obj, event.container
-        self._add_agents([s])
+        self._add_agent(s)
         for b in list(self.agents):
             if b == s:
                 continue
@@ -221,6 +254,31 @@ class World:
         self._set((s, li), obj, c)
 
 
+_HANDLERS: dict[type, Callable[[World, Any], None]] = {
+    Enter: World._enter,
+    ObjectIs: World._object_is,
+    Move: World._move,
+    Exit: World._exit,
+    Stay: World._stay,
+    PublicClaim: World._public,
+    PrivateTell: World._private,
+    Distractor: lambda world, event: None,
+}
+"""Event type -> update (Distractor: none); dispatch on the type, not an isinstance chain."""
+
+
 def simulate(events: Iterable[Event], max_order: int = DEFAULT_MAX_ORDER) -> World:
     """A fresh world with the events applied in order."""
     return World(max_order=max_order).apply_all(events)
+
+
+def belief_after(
+    events: Iterable[Event], agents: tuple[str, ...], obj: str, max_order: int = DEFAULT_MAX_ORDER
+) -> str | None:
+    """B[agents](obj) after the events (the true container for no agents): the answer
+    ``simulate(events, max_order).beliefs(agents, obj)`` gives, tracking that belief only."""
+    return (
+        World(max_order=max_order, focus=(tuple(agents), obj))
+        .apply_all(events)
+        .beliefs(agents, obj)
+    )

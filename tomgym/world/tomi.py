@@ -10,9 +10,9 @@ from tomgym.world.hitom import item_rng
 from tomgym.world.render import (
     PARAPHRASES,
     TEMPLATE_SETS,
-    choose_phrasing,
-    number_lines,
+    item_phrasing,
     render_event,
+    render_story,
 )
 from tomgym.world.simulator import Distractor, Enter, Event, Exit, Move, ObjectIs, World
 from tomgym.world.tomi_solve import parse_tomi_question, solve_tomi
@@ -163,12 +163,13 @@ def _generate(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> To
         agents = (rng.choice(entered),)
     elif kind == "second_order":
         agents = tuple(rng.sample(entered, 2))
-    world = World(max_order=2).apply_all(events)
+    # Only the asked belief is kept (the true and first locations are always known).
+    world = World(max_order=2, focus=(agents, obj)).apply_all(events)
     answer = world.initial[obj] if kind == "memory" else world.beliefs(agents, obj)
     assert answer is not None
-    phrasing = choose_phrasing(config.templates, random.Random(f"{uid}|templates"))
+    phrasing = item_phrasing(config.templates, uid)
     return ToMiQuestion(
-        story=number_lines([render_event(e, phrasing) for e in events]),
+        story=render_story(events, phrasing),
         question=tomi_question(kind, agents, obj),
         answer=answer,
         question_type=kind,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -19,11 +19,16 @@ class Vocab:
     kinds: tuple[str, ...]
     colours: tuple[str, ...]
 
+    coloured: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """Every ``colour_kind`` name, made once (every generated story samples from it)."""
+
+    def __post_init__(self) -> None:
+        coloured = tuple(f"{c}_{k}" for c in self.colours for k in self.kinds)
+        object.__setattr__(self, "coloured", coloured)
+
     def containers(self, coloured: bool = True) -> tuple[str, ...]:
         """Every container name: ``colour_kind`` (Hi-ToM, ToMi fb) or bare kinds (Clever-Hans)."""
-        if not coloured:
-            return self.kinds
-        return tuple(f"{c}_{k}" for c in self.colours for k in self.kinds)
+        return self.coloured if coloured else self.kinds
 
 
 def _read(kind: str, name: str) -> tuple[str, ...]:
