@@ -82,11 +82,12 @@ class HiToMEnv(ToMEnv):
     - ``templates`` (alias ``template_split``): sentence phrasings, ``canonical`` (the
       release forms, default), ``train`` or ``test`` (disjoint paraphrase sets; one phrasing
       per event kind per story, drawn from the item's seed).
-    - ``debiased``: rejection-sample each item's sub-seeds so the answer's position among the
-      containers the object was ever in or claimed in (4 or more) is uniform and independent
-      of the asked agent's exit rank; the position shortcuts (initial, true, first named
-      location) fall to 1/#positions, about 24% (orders 1-4 only; see
-      ``tomgym.world.debias``).
+    - ``debiased``: keep the first drawn story with a chain of asked agents whose answer
+      meets the item's target: the object's true location with probability 1/|path| (path =
+      the containers the object was ever in or claimed in, 4 or more), else a uniform other
+      place on the path, with the innermost agent's exit rank uniform. The reality, initial
+      and first-named shortcuts fall to E[1/|path|], about 24%, on every order (orders 1-4
+      only; see ``tomgym.world.debias``).
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     ## Registered Configurations

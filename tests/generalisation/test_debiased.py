@@ -8,7 +8,7 @@ import pytest
 
 import tomgym
 from tomgym.shortcuts import agent_accuracy, chance_level
-from tomgym.world.debias import trajectory
+from tomgym.world.debias import first_chapter_exit_rank, trajectory
 from tomgym.world.hitom import HiToMConfig
 from tomgym.world.parse import parse_story
 
@@ -27,23 +27,32 @@ def test_tomi_debiased_baselines_at_chance() -> None:
     assert Counter(it.metadata["question_index"] for it in items).most_common(1)[0][1] < 180
 
 
-def test_hitom_debiased_baselines_near_floor() -> None:
+@pytest.mark.parametrize("order", [1, 2, 4])
+def test_hitom_debiased_baselines_near_floor(order: int) -> None:
     """No belief answer lies off the object's path, so the floor a position rule can reach is
-    E[1/|path|]; debiased, the position shortcuts sit at it and random at 1/15."""
-    env_id = "ToM-HiToM-O2-Debiased-v0"
+    E[1/|path|]; debiased, the position shortcuts and the reality answer sit at it (first
+    order included, where most agents saw the last move) and random at 1/15."""
+    env_id = f"ToM-HiToM-O{order}-Debiased-v0"
     items = tomgym.load_items(env_id, N, split="test")
     paths = [trajectory(parse_story(it.story), it.metadata["object"]) for it in items]
     floor = sum(1 / len(p) for p in paths) / len(items)
     assert floor < 0.3
     for spec in ("heuristic:first", "heuristic:reality", "heuristic:initial"):
         acc = agent_accuracy(spec, items, env_id, "hitom")
-        assert abs(acc - floor) < 0.08, (spec, acc, floor)
+        # At most the floor; somewhat below it is no lever a model can pull (avoiding one
+        # container of fifteen).
+        assert floor - 0.12 < acc < floor + 0.08, (spec, acc, floor)
     chance = sum(map(chance_level, items)) / len(items)
     assert abs(agent_accuracy("random", items, env_id, "hitom") - chance) < 0.06
     assert agent_accuracy("oracle", items, env_id, "hitom") == 1.0
     quarters = [p.index(it.answer) * 4 // len(p) for p, it in zip(paths, items, strict=True)]
     positions = Counter(quarters)
-    assert max(positions.values()) < 0.4 * N  # the answer's place on the path is spread out
+    assert max(positions.values()) < 0.45 * N  # the answer's place on the path is spread out
+    ranks = Counter(
+        first_chapter_exit_rank(parse_story(it.story), it.metadata["question_agents"][-1])
+        for it in items
+    )
+    assert max(ranks.values()) < 0.3 * N  # so is the innermost asked agent's exit rank
 
 
 def test_debiased_needs_belief_questions() -> None:

@@ -1,11 +1,16 @@
-"""Debiased generation: rejection-sample an item's sub-seeds until its answer defeats the shortcuts.
+"""Debiased generation: choose each item's story and question so its answer defeats the shortcuts.
 
-Each index gets a target (for Hi-ToM: the answer's position among the containers the asked
-object was ever said to be in, uniform, and the asked agent's exit rank; for ToMi: the answer
-is the true location or not, and the asked agent entered first or not), and the first draw
-meeting it is the item. A belief answer is always one of the object's containers, so no story
-pushes every shortcut to 1/#candidates without making "none of the obvious ones" a shortcut of
-its own; uniform positions put every position rule at 1/#positions instead.
+Each index gets a target fixed by (family, seed, index). For Hi-ToM: the answer is the
+object's true location with probability 1/|path| (path = the containers the object was ever
+put in or said to be in) and otherwise sits at a uniform other position of the path, and the
+innermost asked agent's exit rank is uniform. A drawn story gives every chain of asked agents
+at once (one simulation holds all nested beliefs), so the generator keeps the first draw with
+a chain meeting the target. For ToMi: the answer is the true location or not, and the asked
+agent entered first or not, each for half the indices, by rejection sampling.
+
+A belief answer is always on the object's path, so no story pushes every shortcut to
+1/#candidates without making "none of the path's containers" a shortcut of its own; instead
+every position rule, the reality answer and the initial location sit at E[1/|path|].
 """
 
 from __future__ import annotations
@@ -13,29 +18,17 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from dataclasses import dataclass
+from typing import TypeVar
 
 from tomgym.world.simulator import Event, Exit, Move, ObjectIs, PrivateTell, PublicClaim
 
 MAX_TRIES = 100
-"""Draws tried per item; past it the first draw meeting the answer-position target is kept."""
+"""Draws tried per item; past it the first draw meeting the answer target is kept."""
 POSITION_RESOLUTION = 10_007
 MIN_TRAJECTORY = 4
 """Fewest containers on the asked object's path: short paths make the answer easy to guess."""
 _TOKEN = re.compile(r"[A-Za-z0-9_'-]+")
-
-
-class Drawn(Protocol):
-    """What the checks read of a generated question."""
-
-    @property
-    def answer(self) -> str: ...
-
-    @property
-    def object(self) -> str: ...
-
-    @property
-    def events(self) -> tuple[Event, ...]: ...
 
 
 Q = TypeVar("Q")
@@ -89,9 +82,32 @@ def trajectory(events: Sequence[Event], obj: str) -> list[str]:
     return out
 
 
-def position_ok(q: Drawn, target: float) -> bool:
-    """The answer sits at position ``floor(target * len(trajectory))`` of the trajectory."""
-    path = trajectory(q.events, q.object)
-    if len(path) < MIN_TRAJECTORY or q.answer not in path:
-        return False
-    return path.index(q.answer) == int(target * len(path))
+@dataclass(frozen=True)
+class AnswerTarget:
+    """One item's debiasing target, each part uniform and independent of the others."""
+
+    position: float
+    """In [0, 1): which of the path's other positions holds the answer when it is not real."""
+    reality: float
+    """In [0, 1): the answer is the true location when this is below 1/|path|."""
+    rank: int
+    """In [0, ranks): the innermost asked agent's exit rank."""
+    pick: int
+    """Chooses among the chains of asked agents that meet the rest."""
+
+    @classmethod
+    def of(cls, family: str, seed: int, index: int, ranks: int) -> AnswerTarget:
+        t = index_target(family, seed, index)
+        position, t = t % POSITION_RESOLUTION, t // POSITION_RESOLUTION
+        reality, t = t % POSITION_RESOLUTION, t // POSITION_RESOLUTION
+        rank, pick = t % ranks, t // ranks
+        return cls(position / POSITION_RESOLUTION, reality / POSITION_RESOLUTION, rank, pick)
+
+    def answer(self, path: Sequence[str], real: str) -> str | None:
+        """The container the answer must be on this path, or None for a path too short."""
+        if len(path) < MIN_TRAJECTORY or real not in path:
+            return None
+        if self.reality < 1 / len(path):
+            return real
+        others = [c for c in path if c != real]
+        return others[int(self.position * len(others))]

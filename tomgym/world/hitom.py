@@ -6,15 +6,16 @@ import hashlib
 import math
 import random
 from collections.abc import Iterable, MutableSequence, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import permutations
 from typing import Any, TypeVar
 
 from tomgym.world.debias import (
-    POSITION_RESOLUTION,
+    MAX_TRIES,
+    MIN_TRAJECTORY,
+    AnswerTarget,
     first_chapter_exit_rank,
-    index_target,
-    position_ok,
-    rejection_sample,
+    trajectory,
 )
 from tomgym.world.render import (
     PARAPHRASES,
@@ -36,6 +37,7 @@ from tomgym.world.simulator import (
     PublicClaim,
     Stay,
     belief_after,
+    simulate,
 )
 from tomgym.world.vocab import Vocab, load_vocab
 
@@ -312,20 +314,51 @@ def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
 
 
 def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
-    """The answer's position in the object's trajectory uniform; the innermost asked agent's
-    exit rank in the first chapter uniform over 0-4 (see tomgym.world.debias)."""
-    target = index_target("hitom", seed, index)
-    position = (target % POSITION_RESOLUTION) / POSITION_RESOLUTION
-    rank = (target // POSITION_RESOLUTION) % N_AGENTS
+    """The first draw whose story has a chain of asked agents meeting the item's target (see
+    tomgym.world.debias): its answer the true location with probability 1/|path|, else at a
+    uniform other place on the path; its innermost agent's first-chapter exit rank uniform."""
+    target = AnswerTarget.of("hitom-debiased-2", seed, index, N_AGENTS)
+    fallback: HiToMQuestion | None = None
+    for attempt in range(MAX_TRIES):
+        draw = _generate(config, seed, index, attempt)
+        path = trajectory(draw.events, draw.object)
+        if len(path) < MIN_TRAJECTORY:
+            continue
+        world = simulate(draw.events, max_order=draw.order)
+        want = target.answer(path, world.location[draw.object])
+        if want is None:
+            continue
+        chains = [
+            chain
+            for chain in permutations(_story_agents(draw.events), draw.order)
+            if world.beliefs(chain, draw.object) == want
+        ]
+        ranked = [c for c in chains if first_chapter_exit_rank(draw.events, c[-1]) == target.rank]
+        if ranked:
+            return _asking(draw, ranked[target.pick % len(ranked)], want)
+        if chains and fallback is None:
+            fallback = _asking(draw, chains[target.pick % len(chains)], want)
+    return fallback or _generate(config, seed, index)
 
-    def role_ok(q: HiToMQuestion) -> bool:
-        return position_ok(q, position)
 
-    def rank_ok(q: HiToMQuestion) -> bool:
-        return first_chapter_exit_rank(q.events, q.question_agents[-1]) == rank
+def _story_agents(events: tuple[Event, ...]) -> list[str]:
+    """The story's agents in the order they first enter."""
+    seen: dict[str, None] = {}
+    for event in events:
+        if isinstance(event, Enter):
+            seen.update(dict.fromkeys(event.agents))
+    return list(seen)
 
-    return rejection_sample(
-        lambda attempt: _generate(config, seed, index, attempt), role_ok, rank_ok
+
+def _asking(draw: HiToMQuestion, chain: tuple[str, ...], answer: str) -> HiToMQuestion:
+    """The drawn story with the question put to another chain of agents (its own uid)."""
+    digest = hashlib.sha256(f"{draw.uid}|ask={','.join(chain)}".encode()).hexdigest()
+    return replace(
+        draw,
+        question=hitom_question(chain, draw.object),
+        answer=answer,
+        question_agents=chain,
+        uid=f"hitom-{digest[:12]}",
     )
 
 
