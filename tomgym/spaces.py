@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from typing import Any
 
 from gymnasium import spaces
 
@@ -19,12 +20,30 @@ def printable_charset() -> frozenset[str]:
     return frozenset(chars | set(EXTRA_WHITESPACE))
 
 
+class PrintableText(spaces.Text):
+    """A Text space whose deep copies share the (immutable) character tables.
+
+    Gymnasium's vector envs deep-copy the single-env spaces (``batch_space``); copying a
+    60,000-character set with its index table took about a second per sub-env. Only the
+    generator is copied deeply here; the tables are never mutated.
+    """
+
+    _SHARED = ("_char_set", "_char_list", "_char_index", "_char_str")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PrintableText:
+        clone = copy.copy(self)
+        for name, value in vars(self).items():
+            if name not in self._SHARED:
+                setattr(clone, name, copy.deepcopy(value, memo))
+        return clone
+
+
 @functools.cache
-def _prototype() -> spaces.Text:
-    return spaces.Text(max_length=1, min_length=0, charset=printable_charset())
+def _prototype() -> PrintableText:
+    return PrintableText(max_length=1, min_length=0, charset=printable_charset())
 
 
-def text_space(max_length: int, min_length: int = 0) -> spaces.Text:
+def text_space(max_length: int, min_length: int = 0) -> PrintableText:
     """A Text space over :func:`printable_charset`; copies share the character tables."""
     space = copy.copy(_prototype())
     space.max_length = int(max_length)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 
@@ -141,3 +142,15 @@ def test_gold_response_earns_the_max_for_each_preset() -> None:
         _, reward, *_ = env.step(gold_response(item))
         assert reward == pytest.approx(env.reward_spec.max_reward)
     assert isinstance(env, ToMEnv)
+
+
+def test_space_copies_share_the_character_tables() -> None:
+    """Vector envs deep-copy every sub-env's spaces; the 60,000-character tables are shared,
+    each copy gets its own generator, and the copy is the same space."""
+    space = tomgym.make("ToM-ToMi-v0").observation_space
+    space.seed(3)
+    clone = copy.deepcopy(space)
+    assert clone == space
+    assert clone._char_index is space._char_index  # type: ignore[attr-defined]
+    assert clone.np_random is not space.np_random
+    assert clone.sample() == space.sample()  # same state copied, drawn independently
