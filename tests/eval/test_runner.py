@@ -105,3 +105,14 @@ def test_progress_line_shows_eta_and_accuracy() -> None:
     progress.close()
     text = stream.getvalue()
     assert "\r" not in text and "1/4" in text and "acc 1.000" in text and "eta" in text
+
+
+def test_batches_hold_prompts_of_about_one_length(tmp_path: Path) -> None:
+    """Items are asked longest prompt first (a padded batch costs its longest prompt), and the
+    results file still ends in canonical order."""
+    agent = FirstCandidateAgent()
+    evaluate(agent, ["ToM-HiToM-O2-v0"], n=12, out=tmp_path, batch_size=4, quiet=True)
+    lengths = [len(ep.story) for ep in agent.seen]
+    assert lengths == sorted(lengths, reverse=True) and len(set(lengths)) > 1
+    records = ResultsStore(tmp_path).load()
+    assert [r.index for r in records] == list(range(12))

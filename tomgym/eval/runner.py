@@ -239,6 +239,14 @@ def run_batch(
     ]
 
 
+def longest_prompt_first(env: ToMEnv, indices: Sequence[int]) -> list[int]:
+    """The indices by prompt length, longest first (ties by index), so each batch holds prompts
+    of about one length: a padded batch costs as much as its longest prompt. Results are
+    written in canonical order at the end whatever the order they were asked in."""
+    length = {i: len(env.reset(options={"index": i})[0]) for i in indices}
+    return sorted(indices, key=lambda i: (-length[i], i))
+
+
 class Progress:
     """A progress line on stderr: ``\\r`` updates on a TTY, else one line per env at its end."""
 
@@ -424,6 +432,8 @@ def evaluate(
             progress.hits = sum(r.correct for r in records if r.env_id == target.env_id)
             env = target.env
             assert env is not None
+            if batch_size > 1:
+                todo = longest_prompt_first(env, todo)
             for start in range(0, len(todo), batch_size):
                 assert built is not None
                 batch = todo[start : start + batch_size]
