@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from tomgym.world.simulator import (
     Distractor,
@@ -16,6 +16,7 @@ from tomgym.world.simulator import (
     PrivateTell,
     PublicClaim,
     Stay,
+    by_type,
 )
 
 
@@ -130,26 +131,15 @@ _RELEASE: dict[type, Callable[[Any], str]] = {
 }
 """Event type -> its sentence in the Hi-ToM release form (ToMi shares it)."""
 
-_T = TypeVar("_T")
-
-
-def _by_type(table: Mapping[type, _T], event: Event) -> _T | None:
-    """The table's entry for the event's type (dispatch on the type; a subclass falls back to
-    the first base it is an instance of, in the table's order)."""
-    found = table.get(type(event))
-    if found is None:
-        found = next((v for t, v in table.items() if isinstance(event, t)), None)
-    return found
-
 
 def render_event(event: Event, phrasing: Phrasing | None = None) -> str:
     """The sentence for one event: the Hi-ToM release form (ToMi shares it), or ``phrasing``'s."""
     if phrasing is not None:
-        fields = _by_type(_FIELDS, event)
+        fields = by_type(_FIELDS, event)
         if fields is not None:
             kind, values = fields(event)
             return phrasing[kind].format(**values)
-    form = _by_type(_RELEASE, event)
+    form = by_type(_RELEASE, event)
     if form is not None:
         return form(event)
     return event.text  # type: ignore[union-attr]  # a Distractor

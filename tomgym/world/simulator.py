@@ -6,11 +6,11 @@ chapters with an exit order, and trust-dependent public claims and private tells
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import permutations
-from typing import Any
+from typing import Any, TypeVar
 
 WAITING_ROOM = "waiting_room"
 DEFAULT_MAX_ORDER = 4
@@ -146,9 +146,7 @@ class World:
         return self
 
     def apply(self, event: Event) -> None:
-        handler = _HANDLERS.get(type(event))
-        if handler is None:  # a subclass of an event type
-            handler = next((h for t, h in _HANDLERS.items() if isinstance(event, t)), None)
+        handler = by_type(_HANDLERS, event)
         if handler is not None:
             handler(self, event)
 
@@ -265,6 +263,18 @@ _HANDLERS: dict[type, Callable[[World, Any], None]] = {
     Distractor: lambda world, event: None,
 }
 """Event type -> update (Distractor: none); dispatch on the type, not an isinstance chain."""
+
+
+_T = TypeVar("_T")
+
+
+def by_type(table: Mapping[type, _T], event: Event) -> _T | None:
+    """The table's entry for the event's type (dispatch on the type; a subclass falls back to
+    the first base it is an instance of, in the table's order)."""
+    found = table.get(type(event))
+    if found is None:
+        found = next((v for t, v in table.items() if isinstance(event, t)), None)
+    return found
 
 
 def simulate(events: Iterable[Event], max_order: int = DEFAULT_MAX_ORDER) -> World:
