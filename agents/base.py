@@ -5,7 +5,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from tomgym.items import ToMItem
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,35 @@ class Episode:
     family: str = "custom"
     order: int | None = None
     gold: str | None = None
+
+    @classmethod
+    def of_item(
+        cls,
+        item: ToMItem,
+        env_id: str,
+        family: str,
+        privileged: bool = False,
+        *,
+        prompt: str = "",
+        messages: list[dict[str, str]] | None = None,
+        prefill: str = "",
+    ) -> Episode:
+        """The episode of ``item`` (its gold only for a privileged agent), with the prompt as
+        the env rendered it, or none for agents that read the story directly."""
+        return cls(
+            env_id=env_id,
+            item_id=item.id,
+            prompt=prompt,
+            messages=messages or [],
+            prefill=prefill,
+            story=item.story,
+            question=item.question,
+            candidates=tuple(item.candidates),
+            answer_type=item.answer_type,
+            family=family,
+            order=item.order,
+            gold=item.gold_text if privileged else None,
+        )
 
 
 @dataclass

@@ -131,19 +131,7 @@ def episode_for(item: ToMItem, env_id: str, family: str, privileged: bool = Fals
     """The Episode an agent sees for ``item`` (no prompt: the audited agents read the story)."""
     from tomgym.agents.base import Episode
 
-    return Episode(
-        env_id=env_id,
-        item_id=item.id,
-        prompt="",
-        messages=[],
-        story=item.story,
-        question=item.question,
-        candidates=tuple(item.candidates),
-        answer_type=item.answer_type,
-        family=family,
-        order=item.order,
-        gold=item.gold_text if privileged else None,
-    )
+    return Episode.of_item(item, env_id, family, privileged)
 
 
 def agent_accuracy(spec: str, items: Sequence[ToMItem], env_id: str, family: str) -> float:

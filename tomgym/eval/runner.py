@@ -134,19 +134,14 @@ def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged:
     prompt, info = env.reset(options={"index": index})
     item = env.current_item
     assert item is not None
-    return Episode(
-        env_id=env_id,
-        item_id=info["item_id"],
+    return Episode.of_item(
+        item,
+        env_id,
+        family,
+        privileged,
         prompt=prompt,
         messages=info["messages"],
         prefill=info["prefill"],
-        story=item.story,
-        question=item.question,
-        candidates=tuple(item.candidates),
-        answer_type=item.answer_type,
-        family=family,
-        order=item.order,
-        gold=item.gold_text if privileged else None,
     )
 
 
