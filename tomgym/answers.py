@@ -6,9 +6,9 @@ Everything here runs in time linear in the response: tags are found with ``str.f
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -99,39 +99,11 @@ class Judgement:
     detail: str
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _phrase(text: str) -> tuple[str, ...]:
+    """``words(text)`` as a tuple, memoised: candidates and golds recur across items (a
+    generated env draws them from one vocabulary), answers are never passed here."""
     return tuple(words(text))
-
-
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _phrases_in(tokens: Sequence[str], texts: Sequence[str]) -> list[tuple[str, ...]]:
-    """``_phrase`` of every text that may be among ``tokens``; ``()`` (names nothing) for the
-    rest, which the answer cannot name.
-
-    For ASCII texts (the common case) all at once: lower-cased, their words are the runs of
-    ``[a-z0-9]``, so a text none of the tokens occurs in has no word among them and is skipped.
-    """
-    joined = "\n".join(texts)
-    if not joined.isascii() or joined.count("\n") != len(texts) - 1:
-        return [_phrase(t) for t in texts]
-    lowered = joined.lower()
-    hits: set[int] = set()
-    for token in set(tokens):  # no token holds a newline, so a hit lies inside one text
-        at = lowered.find(token)
-        while at != -1:
-            hits.add(lowered.count("\n", 0, at))
-            at = lowered.find(token, at + 1)
-    out: list[tuple[str, ...]] = [()] * len(texts)
-    if hits:
-        parts = lowered.split("\n")
-        for i in hits:
-            found = _ASCII_WORD.findall(parts[i])
-            if not ARTICLES.isdisjoint(found):
-                found = [w for w in found if w not in ARTICLES]
-            out[i] = tuple(found)
-    return out
 
 
 def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, ...]]]) -> set[str]:
@@ -140,20 +112,22 @@ def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, .
     A mention inside a longer mention of another key does not count: with candidates
     ``box`` and ``green box``, the words "green box" name only ``green box``.
     """
-    positions: defaultdict[str, list[int]] = defaultdict(list)
+    positions: dict[str, list[int]] = {}
     for i, tok in enumerate(tokens):
-        positions[tok].append(i)
+        positions.setdefault(tok, []).append(i)
+    at, words_of = positions.get, tuple(tokens)
     spans: list[tuple[int, int, str]] = []
     for key, variants in phrases.items():
         for phrase in variants:
-            if not phrase:
+            starts = at(phrase[0]) if phrase else None
+            if starts is None:
                 continue
             n = len(phrase)
-            for start in positions.get(phrase[0], ()):
-                if tuple(tokens[start : start + n]) == phrase:
-                    spans.append((start, start + n, key))
+            spans.extend((s, s + n, key) for s in starts if words_of[s : s + n] == phrase)
     if not spans:
         return set()
+    if all(key == spans[0][2] for _, _, key in spans):
+        return {spans[0][2]}  # one key: its longest span is accepted, nothing else to decide
     # Longest first: a span strictly inside an accepted span of another key is dropped.
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     covered: list[int | None] = [None] * len(tokens)
@@ -179,10 +153,8 @@ def judge_choice(
 ) -> Judgement:
     """Correct only if the answer names the gold candidate and no other candidate."""
     tokens = words(answer)
-    normal = _phrases_in(tokens, [*candidates, gold, *aliases])
-    n = len(candidates)
-    phrases: dict[str, list[tuple[str, ...]]] = {c: [normal[i]] for i, c in enumerate(candidates)}
-    phrases.setdefault(gold, [normal[n]]).extend(normal[n + 1 :])
+    phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
+    phrases.setdefault(gold, [_phrase(gold)]).extend(map(_phrase, aliases))
     named = mentioned(tokens, phrases)
     if not named:
         return Judgement(False, "no_candidate", "the answer names none of the candidates")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -112,12 +113,16 @@ def _assumption_block(preset: PromptPreset, family: str) -> str:
     return f"Assume the following about the world of the story.\n{numbered}"
 
 
+@functools.lru_cache(maxsize=256)
+def system_message(preset: PromptPreset, family: str) -> str:
+    """The system message: the preset's text, then the family's world assumptions if any."""
+    block = _assumption_block(preset, family)
+    return f"{preset.system}\n\n{block}" if block else preset.system
+
+
 def render_messages(item: ToMItem, preset: PromptPreset, family: str) -> list[dict[str, str]]:
     """The chat messages for an item: system (format + assumptions) and user (story + question)."""
-    system = preset.system
-    block = _assumption_block(preset, family)
-    if block:
-        system = f"{system}\n\n{block}"
+    system = system_message(preset, family)
     user = preset.user_template.format(story=item.story.strip(), question=item.question.strip())
     if preset.list_candidates and item.candidates:
         user += "\nPossible answers: " + ", ".join(item.candidates)

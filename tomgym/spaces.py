@@ -52,11 +52,15 @@ def text_space(max_length: int, min_length: int = 0) -> PrintableText:
     return space
 
 
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + EXTRA_WHITESPACE.encode("ascii")
+
+
 def to_printable(text: str) -> str:
     """Replace characters outside the charset (controls, astral-plane symbols) by U+FFFD."""
-    if text.replace("\n", "").replace("\t", "").isprintable() and (
-        text.isascii() or max(text) <= "\uffff"
-    ):
-        return text  # the common case, checked at C speed (ASCII needs no plane check)
+    if text.isascii():
+        if not text.encode("ascii").translate(None, _PRINTABLE_ASCII):
+            return text  # the common case, at C speed: nothing left once the printables go
+    elif text.replace("\n", "").replace("\t", "").isprintable() and max(text) <= "\uffff":
+        return text
     charset = printable_charset()
     return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import _random
+import functools
 import hashlib
 import math
 import random
@@ -112,6 +114,12 @@ class ItemRandom(random.Random):
     ``getrandbits``; tests/world/test_fast_paths.py checks them against it), minus the
     generic checks and method look-ups that dominated a story's cost."""
 
+    def __init__(self, x: int) -> None:
+        # random.Random.__init__ goes through the Python-level seed(); an int seeds the same
+        # way straight through the C one.
+        _random.Random.seed(self, x)
+        self.gauss_next = None
+
     def choice(self, seq: Sequence[T]) -> T:  # type: ignore[override]
         n = len(seq)
         if not n:
@@ -151,18 +159,15 @@ class ItemRandom(random.Random):
             raise ValueError("Sample larger than population or is negative")
         bits = self.getrandbits
         result: list[T] = []
-        setsize = 21  # as random.Random.sample: a pool for small populations, else a set
-        if k > 5:
-            setsize += 4 ** math.ceil(math.log(k * 3, 4))
-        if n <= setsize:
+        if n <= _sample_set_size(k):  # as random.Random.sample: a pool, else a set
             pool = list(population)
-            for i in range(k):
-                m = n - i
-                b = m.bit_length()
+            push = result.append
+            for m in range(n, n - k, -1):
+                b = _BIT_LENGTH[m] if m < len(_BIT_LENGTH) else m.bit_length()
                 j = bits(b)
                 while j >= m:
                     j = bits(b)
-                result.append(pool[j])
+                push(pool[j])
                 pool[j] = pool[m - 1]
         else:
             selected: set[int] = set()
@@ -176,13 +181,23 @@ class ItemRandom(random.Random):
         return result
 
 
+_BIT_LENGTH = tuple(m.bit_length() for m in range(64))
+
+
+@functools.cache
+def _sample_set_size(k: int) -> int:
+    """random.Random.sample's threshold: populations up to this size are drawn from a pool."""
+    return 21 + (4 ** math.ceil(math.log(k * 3, 4)) if k > 5 else 0)
+
+
 def item_rng(
     kind: str, version: str, canonical: str, seed: int, index: int
 ) -> tuple[random.Random, str]:
     """A private RNG and a short uid, both pure functions of the arguments."""
     key = f"{kind}|{version}|{canonical}|seed={seed}|index={index}"
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
-    return ItemRandom(int(digest[:32], 16)), f"{kind}-{digest[:12]}"
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    # The seed is the digest's first 128 bits, the uid its first 48 (as hex digits).
+    return ItemRandom(int.from_bytes(digest[:16], "big")), f"{kind}-{digest[:6].hex()}"
 
 
 def _tells(

@@ -151,13 +151,14 @@ def number_lines(sentences: Sequence[str], start: int = 1) -> str:
 
 
 def render_story(events: Sequence[Event], phrasing: Phrasing | None = None) -> str:
+    """The numbered story: ``number_lines`` of every event's sentence."""
     if phrasing is not None:
         return number_lines([render_event(e, phrasing) for e in events])
-    release, sentences = _RELEASE, []
-    for event in events:  # render_event's release forms, looked up here without a call each
-        form = release.get(type(event))
-        sentences.append(form(event) if form is not None else render_event(event))
-    return number_lines(sentences)
+    release, lines = _RELEASE.get, []
+    for i, event in enumerate(events, 1):  # render_event's release forms, without a call each
+        form = release(type(event))
+        lines.append(f"{i} {form(event) if form is not None else render_event(event)}")
+    return "\n".join(lines)
 
 
 def hitom_question(agents: Sequence[str], obj: str) -> str:

@@ -1,0 +1,29 @@
+"""to_printable's fast paths give what the per-character definition gives."""
+
+from __future__ import annotations
+
+import random
+
+from tomgym.spaces import printable_charset, to_printable
+
+
+def _by_definition(text: str) -> str:
+    charset = printable_charset()
+    return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)
+
+
+def test_to_printable_matches_its_definition() -> None:
+    rng = random.Random(0)
+    for _ in range(20_000):
+        text = "".join(
+            chr(rng.choice([rng.randrange(0, 128), rng.randrange(0, 0x11000)]))
+            for _ in range(rng.randrange(0, 8))
+        )
+        assert to_printable(text) == _by_definition(text), repr(text)
+
+
+def test_plain_text_is_returned_as_is() -> None:
+    text = "1 Ann entered the hall.\n2 The apple is in the red_box.\tWhere?"
+    assert to_printable(text) is text
+    assert to_printable("caf\u00e9\n") == "caf\u00e9\n"
+    assert to_printable("a\x00b\x7fc\r") == "a\ufffdb\ufffdc\n"
