@@ -80,7 +80,8 @@ def run_distributed(
             init["num_cpus"] = workers
         ray.init(**init)
     remote = ray.remote(num_cpus=1)(AgentWorker) if address is None else ray.remote(AgentWorker)
-    actors = [remote.remote(agent, options) for _ in range(workers)]  # type: ignore[attr-defined]
+    # Handles are typed Any: Ray's stubs do not see the actor's methods as remote functions.
+    actors: list[Any] = [remote.remote(agent, options) for _ in range(workers)]
     description: dict[str, Any] = ray.get(actors[0].describe.remote())
     jobs = [
         (t, pending[t.env_id][s : s + batch_size])

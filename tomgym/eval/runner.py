@@ -400,6 +400,10 @@ def evaluate(
             update={"agent_description": old.agent_description, "privileged": old.privileged}
         )
     write_json(directory / METADATA_FILE, metadata)
+    if batch_size > 1:  # for one process and for Ray workers alike
+        for target in targets:
+            if target.env is not None and pending[target.env_id]:
+                pending[target.env_id] = longest_prompt_first(target.env, pending[target.env_id])
 
     if distributed:
         from tomgym.eval.distributed import run_distributed
@@ -427,8 +431,6 @@ def evaluate(
             progress.hits = sum(r.correct for r in records if r.env_id == target.env_id)
             env = target.env
             assert env is not None
-            if batch_size > 1:
-                todo = longest_prompt_first(env, todo)
             for start in range(0, len(todo), batch_size):
                 assert built is not None
                 batch = todo[start : start + batch_size]

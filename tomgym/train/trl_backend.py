@@ -71,9 +71,11 @@ def run_trl(args: argparse.Namespace) -> int:
         return 2
     n = args.n if args.n is not None else 1000
     dataset = tom_dataset(args.train_env, split=args.split, n=n, **env_kwargs)
+    # TRL types a reward as list[float | None]; ours never return None, which it accepts.
+    reward_funcs: list[Any] = list(tom_reward_funcs())
     trainer = trl.GRPOTrainer(
         model=resolve_model_path(args.model),
-        reward_funcs=tom_reward_funcs(),
+        reward_funcs=reward_funcs,
         args=trl.GRPOConfig(**settings),
         train_dataset=dataset,
     )
