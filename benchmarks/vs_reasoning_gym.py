@@ -1,36 +1,45 @@
-"""Cost per item of tomgym's generated envs (generate + render + reset + step + reward) against
-reasoning-gym's text tasks (create_dataset + item + score_answer), in one process. Medians.
+"""Cost per item of every generated tomgym env (generate + render + reset + step + reward)
+against every reasoning-gym task (create_dataset + item + score_answer), in one process. Medians.
 
     .venv/bin/python benchmarks/vs_reasoning_gym.py [--items 200] [--repeats 5]
+        [--seconds-per-repeat 1.0] [--tasks T ...] [--envs ENV ...] [--results-dir DIR]
+
+Every env that tomgym's registry marks procedural is measured, and every task in
+``reasoning_gym.factory.DATASETS``; a task whose dataset cannot be made or run with its default
+config (e.g. ``composite``) is recorded as failed, with the reason. reasoning-gym tasks differ
+in cost by five orders of magnitude, so each gets an adaptive item count: after a warm-up
+(the first ``create_dataset`` may load files) a probe times 5 items (growing 4x while it takes
+under a tenth of --seconds-per-repeat), and each repeat then uses
+``min(--items, max(5, --seconds-per-repeat / probe cost))`` items, seed 100_000 * (repeat + 1)
+(fresh items: reasoning-gym makes item i from Random(seed + i)). The gold answer
+of some tasks legitimately scores below 1 (non-unique answers), so the share that scored 1.0
+is recorded instead of asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import platform
 import statistics
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import reasoning_gym
+from reasoning_gym.factory import DATASETS
 
 import tomgym
 from tomgym.rewards import gold_response
 
 RESULTS = Path(__file__).resolve().parent / "results"
-TOMGYM_ENVS = (
-    "ToM-HiToM-v0",
-    "ToM-HiToM-O4-v0",
-    "ToM-ToMi-v0",
-    "ToM-HiToM-O2-Paraphrase-v0",
-    "ToM-ToMi-Paraphrase-v0",
-    "ToM-HiToM-O2-Debiased-v0",
-    "ToM-ToMi-Debiased-v0",
-)
-RG_TASKS = (
+SIX_FIRST_MEASURED = (
     "basic_arithmetic",
     "chain_sum",
     "letter_counting",
@@ -38,6 +47,55 @@ RG_TASKS = (
     "family_relationships",
     "word_sorting",
 )
+"""The six cheap reasoning-gym tasks this benchmark first compared against (kept for continuity)."""
+PROBE_ITEMS = 5
+PROBE_STEPS = 4
+MIN_ITEMS = 5
+WARMUP_SEED = 90_000
+PROBE_SEED = 50_000
+TOMGYM_PROBE_OFFSET = 10_000
+
+
+@dataclass
+class TaskResult:
+    """One reasoning-gym task: items used per repeat, median cost and gold-scored-1.0 share."""
+
+    task: str
+    items: int
+    probe_us_per_item: float
+    us_per_item: float
+    gold_scored_1_share: float
+
+
+@dataclass
+class EnvResult:
+    """One tomgym env: items per repeat and median cost."""
+
+    task: str
+    items: int
+    us_per_item: float
+
+
+def procedural_env_ids(only: Sequence[str] | None) -> list[str]:
+    """Every generated env in tomgym's registry (as `tomgym list` shows `procedural`)."""
+    ids = [spec.id for spec in tomgym.list_envs() if spec.procedural]
+    if only:
+        unknown = sorted(set(only) - set(ids))
+        if unknown:
+            raise SystemExit(f"not generated tomgym envs: {', '.join(unknown)}")
+        ids = [env_id for env_id in ids if env_id in only]
+    return ids
+
+
+def reasoning_gym_task_names(only: Sequence[str] | None) -> list[str]:
+    """Every task registered in reasoning-gym's factory, sorted (optionally a subset)."""
+    names = sorted(DATASETS)
+    if only:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise SystemExit(f"not reasoning-gym tasks: {', '.join(unknown)}")
+        names = [name for name in names if name in only]
+    return names
 
 
 def tomgym_seconds_per_item(env_id: str, items: int, offset: int) -> float:
@@ -48,72 +106,297 @@ def tomgym_seconds_per_item(env_id: str, items: int, offset: int) -> float:
         env.reset(options={"index": index})
         item = env.unwrapped.current_item
         _, reward, *_ = env.step(gold_response(item))
-        assert reward == env.unwrapped.reward_spec.max_reward
+        if reward != env.unwrapped.reward_spec.max_reward:
+            raise RuntimeError(f"{env_id} index {index}: the gold response got reward {reward}")
     return (time.perf_counter() - start) / items
 
 
-def reasoning_gym_seconds_per_item(task: str, items: int, seed: int) -> float:
-    """create_dataset + every entry + score_answer on its gold answer."""
-    start = time.perf_counter()
-    dataset = reasoning_gym.create_dataset(task, size=items, seed=seed)
-    for entry in dataset:
-        assert dataset.score_answer(entry["answer"], entry) == 1.0
-    return (time.perf_counter() - start) / items
+def reasoning_gym_run(task: str, items: int, seed: int) -> tuple[float, float]:
+    """create_dataset + every entry + score_answer on its gold answer.
+
+    Returns (seconds per item, share of entries whose gold answer scored 1.0).
+    Some tasks print (bf's compiler); their stdout goes to os.devnull.
+    """
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        start = time.perf_counter()
+        dataset = reasoning_gym.create_dataset(task, size=items, seed=seed)
+        perfect = 0
+        for entry in dataset:
+            perfect += dataset.score_answer(entry["answer"], entry) == 1.0
+        seconds = time.perf_counter() - start
+    return seconds / items, perfect / items
+
+
+def adaptive_items(probe_seconds_per_item: float, max_items: int, seconds: float) -> int:
+    """Items per repeat: enough for about `seconds`, at least MIN_ITEMS, at most `max_items`."""
+    fitting = int(seconds / probe_seconds_per_item) if probe_seconds_per_item > 0 else max_items
+    return min(max_items, max(MIN_ITEMS, fitting))
+
+
+def failure_reason(exc: BaseException, stage: str) -> str:
+    """`stage: ExcType: first line of the message`."""
+    lines = str(exc).strip().splitlines()
+    reason = f"{stage}: {type(exc).__name__}"
+    return f"{reason}: {lines[0]}" if lines else reason
+
+
+def probe_reasoning_gym(task: str, max_items: int, seconds: float) -> tuple[float, int]:
+    """Warm the task up (size-1 dataset), then time probes; -> (s per item, items to use).
+
+    The first probe has PROBE_ITEMS items; while a probe takes under a tenth of `seconds` and
+    has fewer than `max_items` items, a probe four times larger follows, so that a task whose
+    first few items happened to be cheap (a heavy tail) is not given far too many items.
+    """
+    reasoning_gym_run(task, 1, WARMUP_SEED)
+    size = PROBE_ITEMS
+    for step in range(PROBE_STEPS):
+        per_item, _ = reasoning_gym_run(task, size, PROBE_SEED + step)
+        if per_item * size >= seconds / 10 or size >= max_items:
+            break
+        size = min(max_items, size * 4)
+    return per_item, adaptive_items(per_item, max_items, seconds)
+
+
+def measure_reasoning_gym_task(
+    task: str, items: int, repeats: int, probe_per_item: float
+) -> TaskResult:
+    """Median cost over `repeats` runs of `items` items, each on fresh items.
+
+    reasoning-gym makes item i of a dataset from Random(seed + i), so seeds 0, 1, 2, ... would
+    share almost every item; seed 100_000 * (repeat + 1) mirrors tomgym's fresh index offsets.
+    """
+    runs = [reasoning_gym_run(task, items, 100_000 * (r + 1)) for r in range(repeats)]
+    return TaskResult(
+        task=task,
+        items=items,
+        probe_us_per_item=round(probe_per_item * 1e6, 1),
+        us_per_item=round(statistics.median(per for per, _ in runs) * 1e6, 1),
+        gold_scored_1_share=round(sum(share for _, share in runs) / len(runs), 3),
+    )
+
+
+def measure_tomgym_env(env_id: str, items: int, repeats: int) -> EnvResult:
+    """Median cost over `repeats` runs, each on fresh indices (offset 100_000 * (repeat + 1))."""
+    runs = [tomgym_seconds_per_item(env_id, items, 100_000 * (r + 1)) for r in range(repeats)]
+    return EnvResult(task=env_id, items=items, us_per_item=round(statistics.median(runs) * 1e6, 1))
+
+
+def guarded(task: str, stage: str, call: Callable[[], Any], failed: dict[str, str]) -> Any:
+    """Run `call`; on an exception record `task` as failed at `stage` and return None."""
+    try:
+        return call()
+    except Exception as exc:  # any task may break under its default config
+        failed[task] = failure_reason(exc, stage)
+        print(f"reasoning-gym  {task:28s} FAILED ({failed[task]})")
+        return None
+
+
+def probe_all(
+    envs: Sequence[str], tasks: Sequence[str], args: argparse.Namespace, failed: dict[str, str]
+) -> tuple[float, dict[str, tuple[float, int]]]:
+    """Warm up and probe every env and task; -> (tomgym s per item summed, task probes)."""
+    tom_probe = 0.0
+    for env_id in envs:
+        tomgym_seconds_per_item(env_id, 1, TOMGYM_PROBE_OFFSET)
+        tom_probe += tomgym_seconds_per_item(env_id, PROBE_ITEMS, TOMGYM_PROBE_OFFSET + 1)
+    probes: dict[str, tuple[float, int]] = {}
+    for task in tasks:
+        probe = guarded(
+            task,
+            "probe",
+            partial(probe_reasoning_gym, task, args.items, args.seconds_per_repeat),
+            failed,
+        )
+        if probe is not None:
+            probes[task] = probe
+    return tom_probe, probes
+
+
+def median_or_none(values: Sequence[float]) -> float | None:
+    """Median rounded to 0.1, or None for no values."""
+    return round(statistics.median(values), 1) if values else None
+
+
+def ratio_or_none(num: float | None, den: float | None) -> float | None:
+    """num / den rounded to 0.01, or None when either is missing."""
+    return round(num / den, 2) if num is not None and den else None
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this run (the results directory left out)."""
+    parts = [
+        "python benchmarks/vs_reasoning_gym.py",
+        f"--items {args.items}",
+        f"--repeats {args.repeats}",
+        f"--seconds-per-repeat {args.seconds_per_repeat}",
+    ]
+    if args.tasks:
+        parts.append("--tasks " + " ".join(args.tasks))
+    if args.envs:
+        parts.append("--envs " + " ".join(args.envs))
+    return " ".join(parts)
+
+
+def summarise(
+    env_rows: list[EnvResult], task_rows: list[TaskResult], failed: dict[str, str]
+) -> dict[str, Any]:
+    """Medians, both ratios and the share of tasks cheaper than tomgym's median env."""
+    tom = median_or_none([r.us_per_item for r in env_rows])
+    rg = median_or_none([r.us_per_item for r in task_rows])
+    six = median_or_none([r.us_per_item for r in task_rows if r.task in SIX_FIRST_MEASURED])
+    cheaper = sum(r.us_per_item < tom for r in task_rows) if tom is not None else 0
+    return {
+        "tomgym_envs_measured": len(env_rows),
+        "tomgym_median_us_per_item": tom,
+        "reasoning_gym_tasks_measured": len(task_rows),
+        "reasoning_gym_tasks_failed": failed,
+        "reasoning_gym_median_us_per_item": rg,
+        "ratio_tomgym_over_reasoning_gym": ratio_or_none(tom, rg),
+        "reasoning_gym_six_tasks": list(SIX_FIRST_MEASURED),
+        "reasoning_gym_six_median_us_per_item": six,
+        "ratio_over_six": ratio_or_none(tom, six),
+        "share_of_rg_tasks_cheaper_than_tomgym_median": (
+            round(cheaper / len(task_rows), 3) if task_rows else None
+        ),
+        "goal": "ratio_tomgym_over_reasoning_gym <= 1",
+    }
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The human-readable summary, printed and written into the .md."""
+    share = summary["share_of_rg_tasks_cheaper_than_tomgym_median"]
+    six = summary["reasoning_gym_six_median_us_per_item"]
+    return [
+        f"tomgym median over {summary['tomgym_envs_measured']} generated envs: "
+        f"{summary['tomgym_median_us_per_item']} us/item",
+        f"reasoning-gym median over {summary['reasoning_gym_tasks_measured']} tasks "
+        f"({len(summary['reasoning_gym_tasks_failed'])} failed): "
+        f"{summary['reasoning_gym_median_us_per_item']} us/item; "
+        f"ratio {summary['ratio_tomgym_over_reasoning_gym']} (goal <= 1)",
+        "reasoning-gym median over the six cheap tasks first measured: "
+        + ("n/a (none measured)" if six is None else f"{six} us/item")
+        + f"; ratio {summary['ratio_over_six']}",
+        "reasoning-gym tasks cheaper per item than tomgym's median env: "
+        + ("n/a" if share is None else f"{share * 100:.0f}%"),
+    ]
+
+
+def markdown(result: dict[str, Any], lines: list[str]) -> str:
+    """The .md report: command, summary, env table, task table by cost, failed tasks."""
+    out = [
+        f"`{result['command']}` ({result['machine']}, "
+        f"reasoning-gym {result['reasoning_gym_version']}, median of "
+        f"{result['median_over_repeats']} repeats)",
+        "",
+        f"Ratio tomgym / reasoning-gym median task: **{result['ratio_tomgym_over_reasoning_gym']}**"
+        " (goal <= 1); against the six cheap tasks first measured: "
+        f"**{result['ratio_over_six']}**.",
+        "",
+        *(f"- {line}" for line in lines),
+        "",
+        "| tomgym env | items | us per item |",
+        "|---|---|---|",
+        *(
+            f"| `{r['task']}` | {r['items']} | {r['us_per_item']} |"
+            for r in result["rows"]
+            if r["tool"] == "tomgym"
+        ),
+        "",
+        "| reasoning-gym task | items | us per item | gold scored 1.0 |",
+        "|---|---|---|---|",
+        *(
+            f"| `{r['task']}` | {r['items']} | {r['us_per_item']} | {r['gold_scored_1_share']} |"
+            for r in result["rows"]
+            if r["tool"] == "reasoning-gym"
+        ),
+        "",
+        "Failed reasoning-gym tasks (default config):",
+        "",
+        *(f"- `{task}`: {reason}" for task, reason in result["reasoning_gym_tasks_failed"].items()),
+    ]
+    if not result["reasoning_gym_tasks_failed"]:
+        out.append("- none")
+    return "\n".join(out) + "\n"
+
+
+def write_results(result: dict[str, Any], lines: list[str], results_dir: Path) -> None:
+    """Write vs_reasoning_gym.json and .md into `results_dir`."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    (results_dir / "vs_reasoning_gym.json").write_text(json.dumps(result, indent=2) + "\n")
+    (results_dir / "vs_reasoning_gym.md").write_text(markdown(result, lines))
+    print(f"wrote {results_dir / 'vs_reasoning_gym.json'} and .md")
+
+
+def parse_args() -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=200, help="max items per measurement")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--seconds-per-repeat",
+        type=float,
+        default=1.0,
+        help="a reasoning-gym repeat gets about this long (at least 5, at most --items items)",
+    )
+    parser.add_argument("--tasks", nargs="+", help="only these reasoning-gym tasks")
+    parser.add_argument("--envs", nargs="+", help="only these generated tomgym envs")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    return parser.parse_args()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=200, help="items per measurement")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    rows: list[dict[str, Any]] = []
-    for env_id in TOMGYM_ENVS:
-        runs = [
-            tomgym_seconds_per_item(env_id, args.items, 100_000 * (r + 1))
-            for r in range(args.repeats)
-        ]
-        rows.append(
-            {"tool": "tomgym", "task": env_id, "us_per_item": statistics.median(runs) * 1e6}
+    """Probe, estimate, measure, print the summary and write the results."""
+    args = parse_args()
+    started = time.perf_counter()
+    envs = procedural_env_ids(args.envs)
+    tasks = reasoning_gym_task_names(args.tasks)
+    failed: dict[str, str] = {}
+    tom_probe, probes = probe_all(envs, tasks, args, failed)
+    estimate = args.repeats * (
+        tom_probe * args.items + sum(per * items for per, items in probes.values())
+    )
+    print(
+        f"probed {len(envs)} envs and {len(tasks)} tasks in {time.perf_counter() - started:.0f} s;"
+        f" estimated measurement time {estimate:.0f} s"
+    )
+    env_rows: list[EnvResult] = []
+    for env_id in envs:
+        env_rows.append(measure_tomgym_env(env_id, args.items, args.repeats))
+        print(f"tomgym         {env_id:28s} {env_rows[-1].us_per_item:10.1f} us/item")
+    task_rows: list[TaskResult] = []
+    for task, (per_item, items) in probes.items():
+        row = guarded(
+            task,
+            "measure",
+            partial(measure_reasoning_gym_task, task, items, args.repeats, per_item),
+            failed,
         )
-    for task in RG_TASKS:
-        runs = [reasoning_gym_seconds_per_item(task, args.items, r) for r in range(args.repeats)]
-        rows.append(
-            {"tool": "reasoning-gym", "task": task, "us_per_item": statistics.median(runs) * 1e6}
-        )
-    for row in rows:
-        row["us_per_item"] = round(row["us_per_item"], 1)
-        print(f"{row['tool']:14s} {row['task']:28s} {row['us_per_item']:10.1f} us/item")
-    tom = statistics.median(r["us_per_item"] for r in rows if r["tool"] == "tomgym")
-    rg = statistics.median(r["us_per_item"] for r in rows if r["tool"] == "reasoning-gym")
-    ratio = round(tom / rg, 2)
-    print(f"tomgym median {tom:.1f} us / reasoning-gym median {rg:.1f} us = {ratio} (goal <= 1)")
-    command = f"python benchmarks/vs_reasoning_gym.py --items {args.items} --repeats {args.repeats}"
+        if row is not None:
+            task_rows.append(row)
+            print(
+                f"reasoning-gym  {task:28s} {row.us_per_item:10.1f} us/item "
+                f"({row.items} items, gold 1.0: {row.gold_scored_1_share})"
+            )
+    task_rows.sort(key=lambda r: r.us_per_item)
+    summary = summarise(env_rows, task_rows, dict(sorted(failed.items())))
+    lines = summary_lines(summary)
+    print(*lines, sep="\n")
+    elapsed = round(time.perf_counter() - started, 1)
+    print(f"total {elapsed} s (estimate was {estimate:.0f} s plus probing)")
     result = {
         "benchmark": "vs_reasoning_gym",
-        "command": command,
+        "command": command_line(args),
         "machine": f"{platform.machine()} python {platform.python_version()}",
         "reasoning_gym_version": version("reasoning-gym"),
         "median_over_repeats": args.repeats,
-        "tomgym_median_us_per_item": round(tom, 1),
-        "reasoning_gym_median_us_per_item": round(rg, 1),
-        "ratio_tomgym_over_reasoning_gym": ratio,
-        "goal": "ratio <= 1",
-        "rows": rows,
+        "max_items": args.items,
+        "seconds_per_repeat": args.seconds_per_repeat,
+        "wall_seconds": elapsed,
+        **summary,
+        "rows": [{"tool": "tomgym", **asdict(r)} for r in env_rows]
+        + [{"tool": "reasoning-gym", **asdict(r)} for r in task_rows],
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "vs_reasoning_gym.json").write_text(json.dumps(result, indent=2) + "\n")
-    lines = [
-        f"`{command}` ({result['machine']}, reasoning-gym {result['reasoning_gym_version']})",
-        "",
-        "| tool | env / task | us per item |",
-        "|---|---|---|",
-        *(f"| {r['tool']} | `{r['task']}` | {r['us_per_item']} |" for r in rows),
-        "",
-        f"Median item cost: tomgym {tom:.1f} us, reasoning-gym {rg:.1f} us; "
-        f"ratio **{ratio}** (goal <= 1).",
-    ]
-    (RESULTS / "vs_reasoning_gym.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'vs_reasoning_gym.json'}")
+    write_results(result, lines, args.results_dir)
 
 
 if __name__ == "__main__":
