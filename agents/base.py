@@ -92,6 +92,19 @@ class Agent(Protocol):
         ...
 
 
+@runtime_checkable
+class MeasuresPrompts(Protocol):
+    """An agent that can say how long each prompt is in its own units (tokens for a model).
+
+    Optional: the evaluation runner batches prompts of about one length together, longest
+    first, and measures them this way when the agent can; otherwise by the prompt's characters.
+    """
+
+    def prompt_lengths(self, episodes: Sequence[Episode]) -> list[int]:
+        """One length per episode, in order."""
+        ...
+
+
 AgentFactory = Callable[[str, dict[str, Any]], Agent]
 
 _KINDS: dict[str, str] = {

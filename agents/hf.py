@@ -139,6 +139,10 @@ class HFAgent:
     def prompts(self, episodes: Sequence[Episode]) -> list[str]:
         return [chat_prompt(self.tokenizer, episode) for episode in episodes]
 
+    def prompt_lengths(self, episodes: Sequence[Episode]) -> list[int]:
+        """Prompt lengths in tokens, as a padded batch counts them (see MeasuresPrompts)."""
+        return [len(prompt_token_ids(self.tokenizer, p)) for p in self.prompts(episodes)]
+
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
         responses: list[Response] = []
         size = self.sampling.batch_size

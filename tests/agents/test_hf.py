@@ -58,6 +58,7 @@ def test_batched_and_single_greedy_agree_with_left_padding(agent: hf.HFAgent) ->
         assert r.completion_tokens is not None and 0 < r.completion_tokens <= 12
         assert r.extra["batch_size"] == len(PROMPTS)
     assert len({r.prompt_tokens for r in batched}) == len(PROMPTS)  # padding was needed
+    assert agent.prompt_lengths(episodes) == [r.prompt_tokens for r in batched]
 
 
 def test_the_chat_template_and_the_prefill(agent: hf.HFAgent) -> None:

@@ -35,3 +35,13 @@ class FirstCandidateAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "test"}
+
+
+class ShortestStoryFirstAgent(FirstCandidateAgent):
+    """Measures its prompts in its own units (MeasuresPrompts): here, minus the story's length,
+    so the runner's longest-first order becomes shortest story first."""
+
+    spec = "test:shortest-story-first"
+
+    def prompt_lengths(self, episodes: Sequence[Episode]) -> list[int]:
+        return [-len(ep.story) for ep in episodes]

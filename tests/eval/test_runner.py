@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.helpers import FirstCandidateAgent
+from tests.eval.helpers import FirstCandidateAgent, ShortestStoryFirstAgent
 from tomgym.eval.runner import RunConflictError, evaluate
 from tomgym.eval.store import ResultRecord, ResultsStore
 
@@ -116,3 +116,12 @@ def test_batches_hold_prompts_of_about_one_length(tmp_path: Path) -> None:
     assert lengths == sorted(lengths, reverse=True) and len(set(lengths)) > 1
     records = ResultsStore(tmp_path).load()
     assert [r.index for r in records] == list(range(12))
+
+
+def test_an_agent_measuring_its_prompts_sets_the_batch_order(tmp_path: Path) -> None:
+    """An agent with prompt_lengths (tokens, for a model) is sorted by its own measure."""
+    agent = ShortestStoryFirstAgent()
+    evaluate(agent, ["ToM-HiToM-O2-v0"], n=12, out=tmp_path, batch_size=4, quiet=True)
+    lengths = [len(ep.story) for ep in agent.seen]
+    assert lengths == sorted(lengths) and len(set(lengths)) > 1
+    assert [r.index for r in ResultsStore(tmp_path).load()] == list(range(12))

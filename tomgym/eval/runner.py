@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from tomgym.agents.base import Agent, Episode, Response, make_agent
+from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response, make_agent
 from tomgym.env import ToMEnv
 from tomgym.eval.metrics import Summary, summarise, think_features
 from tomgym.eval.store import (
@@ -234,11 +234,23 @@ def run_batch(
     ]
 
 
-def longest_prompt_first(env: ToMEnv, indices: Sequence[int]) -> list[int]:
+def longest_prompt_first(
+    env: ToMEnv,
+    indices: Sequence[int],
+    agent: Agent | None = None,
+    env_id: str = "",
+    family: str = "custom",
+) -> list[int]:
     """The indices by prompt length, longest first (ties by index), so each batch holds prompts
-    of about one length: a padded batch costs as much as its longest prompt. Results are
-    written in canonical order at the end whatever the order they were asked in."""
-    length = {i: len(env.reset(options={"index": i})[0]) for i in indices}
+    of about one length: a padded batch costs as much as its longest prompt. Lengths are the
+    agent's own (tokens) when it implements ``MeasuresPrompts``, else the prompt's characters.
+    Results are written in canonical order at the end whatever the order they were asked in."""
+    if isinstance(agent, MeasuresPrompts):
+        episodes = [build_episode(env, env_id, i, family, agent.privileged) for i in indices]
+        lengths = agent.prompt_lengths(episodes)
+    else:
+        lengths = [len(env.reset(options={"index": i})[0]) for i in indices]
+    length = dict(zip(indices, lengths, strict=True))
     return sorted(indices, key=lambda i: (-length[i], i))
 
 
@@ -403,7 +415,9 @@ def evaluate(
     if batch_size > 1:  # for one process and for Ray workers alike
         for target in targets:
             if target.env is not None and pending[target.env_id]:
-                pending[target.env_id] = longest_prompt_first(target.env, pending[target.env_id])
+                pending[target.env_id] = longest_prompt_first(
+                    target.env, pending[target.env_id], built, target.env_id, target.spec.family
+                )
 
     if distributed:
         from tomgym.eval.distributed import run_distributed

@@ -163,7 +163,7 @@ class ItemRandom(random.Random):
             pool = list(population)
             push = result.append
             for m in range(n, n - k, -1):
-                b = _BIT_LENGTH[m] if m < len(_BIT_LENGTH) else m.bit_length()
+                b = _BIT_LENGTH[m] if m < _BIT_LENGTH_SIZE else m.bit_length()
                 j = bits(b)
                 while j >= m:
                     j = bits(b)
@@ -181,7 +181,8 @@ class ItemRandom(random.Random):
         return result
 
 
-_BIT_LENGTH = tuple(m.bit_length() for m in range(64))
+_BIT_LENGTH_SIZE = 64
+_BIT_LENGTH = tuple(m.bit_length() for m in range(_BIT_LENGTH_SIZE))
 
 
 @functools.cache
