@@ -291,7 +291,7 @@ def markdown(result: dict[str, Any], command: str) -> str:
         f"{m['machine']}, python {m['python']}, torch {m['torch']}, transformers "
         f"{m['transformers']}, lm-eval {m['lm_eval']}; {m['threads']} CPU threads; model "
         f"`{m['model']}`; N={m['n']} items per env, greedy, {m['max_new_tokens']} new tokens, "
-        f"batch size {m['batch_size']} on both sides.",
+        f"batch size {m['batch_size']} on both sides; {m.get('first', 'lm-eval')} ran first.",
         "",
         "| tool | wall s (load + generate + score, 2 envs) |",
         "|---|---|",
@@ -394,6 +394,9 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS / "vs_lm_eval")
+    parser.add_argument(
+        "--tomgym-first", action="store_true", help="run tomgym before lm-eval (order effects)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("TOMGYM_DATA", "/work/shared/data")
     torch.set_num_threads(args.threads)
@@ -402,8 +405,11 @@ def main() -> None:
     docs = build_docs(tokenizer, args.n)
     warm_up(model_dir, tokenizer, docs)
 
+    if args.tomgym_first:
+        tg = run_tomgym(model_dir, args.n, args.max_new_tokens, args.batch_size, args.threads)
     lm = run_lm_eval(model_dir, docs, args.max_new_tokens, args.batch_size)
-    tg = run_tomgym(model_dir, args.n, args.max_new_tokens, args.batch_size, args.threads)
+    if not args.tomgym_first:
+        tg = run_tomgym(model_dir, args.n, args.max_new_tokens, args.batch_size, args.threads)
     envs = compare(docs, lm, tg)
     for env_id, r in envs.items():
         texts = {x["index"]: x["lm_eval_text"] for x in r["items"]}
@@ -423,6 +429,7 @@ def main() -> None:
             "max_new_tokens": args.max_new_tokens,
             "batch_size": args.batch_size,
             "threads": args.threads,
+            "first": "tomgym" if args.tomgym_first else "lm-eval",
         },
         "lm_eval_seconds": lm["seconds"],
         "tomgym_seconds": tg["seconds"],
@@ -433,7 +440,7 @@ def main() -> None:
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2, default=str) + "\n")
     command = "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py " + (
         f"--n {args.n} --max-new-tokens {args.max_new_tokens} --batch-size {args.batch_size}"
-    )
+    ) + (f" --tomgym-first --out {args.out}" if args.tomgym_first else "")
     args.out.with_suffix(".md").write_text(markdown(result, command))
     print(markdown(result, command))
 
