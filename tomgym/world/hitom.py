@@ -8,7 +8,7 @@ import hashlib
 import math
 import random
 from collections.abc import Iterable, MutableSequence, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, TypeVar
 
@@ -284,8 +284,24 @@ def _chapters(
     return events, agents, containers, objects, asked
 
 
-def _generate(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> HiToMQuestion:
-    """One draw of item ``index``; attempts > 0 are the debiasing sampler's further tries."""
+@dataclass(frozen=True)
+class _Draw:
+    """One drawn story with every random choice of its item made (the rendering and the
+    answer follow from it without further draws)."""
+
+    events: tuple[Event, ...]
+    order: int
+    question_agents: tuple[str, ...]
+    object: str
+    candidates: tuple[str, ...]
+    deception: bool
+    length: int
+    uid: str
+    templates: str
+
+
+def _draw(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> _Draw:
+    """Draw ``attempt`` of item ``index``; attempts > 0 are the debiasing sampler's tries."""
     canonical = config.canonical() + (f"|try={attempt}" if attempt else "")
     rng, uid = item_rng("hitom", GENERATOR_VERSION, canonical, seed, index)
     vocab = load_vocab(config.vocab)
@@ -300,26 +316,50 @@ def _generate(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> H
             events.append(_distractor(rng, agents, containers, objects))
         events.append(event)
     asked = rng.sample(agents, N_AGENTS)
-    question_agents = tuple(asked[4 - order : 4])
-    # Beliefs of each nesting depth evolve independently, so simulating up to the asked
-    # depth gives the same answer, faster.
-    answer = belief_after(events, question_agents, obj, max_order=max(order, 1))
-    assert answer is not None
-    # A separate stream, so the phrasing never changes which story is drawn.
-    phrasing = item_phrasing(config.templates, uid)
-    return HiToMQuestion(
-        story=render_story(events, phrasing),
-        question=hitom_question(question_agents, obj),
-        answer=answer,
+    return _Draw(
+        events=tuple(events),
         order=order,
+        question_agents=tuple(asked[4 - order : 4]),
+        object=obj,
         candidates=tuple(rng.sample(containers, N_CONTAINERS)),
         deception=deception,
         length=length,
-        object=obj,
-        question_agents=question_agents,
-        events=tuple(events),
         uid=uid,
+        templates=config.templates,
     )
+
+
+def _question(
+    draw: _Draw, chain: tuple[str, ...], answer: str, uid: str | None = None
+) -> HiToMQuestion:
+    """The drawn story rendered, with the question put to ``chain`` (answer ``answer``)."""
+    # A separate stream, so the phrasing never changes which story is drawn.
+    phrasing = item_phrasing(draw.templates, draw.uid)
+    return HiToMQuestion(
+        story=render_story(draw.events, phrasing),
+        question=hitom_question(chain, draw.object),
+        answer=answer,
+        order=draw.order,
+        candidates=draw.candidates,
+        deception=draw.deception,
+        length=draw.length,
+        object=draw.object,
+        question_agents=chain,
+        events=draw.events,
+        uid=uid or draw.uid,
+    )
+
+
+def _generate(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
+    """Item ``index`` as drawn: the question put to the draw's own chain of agents."""
+    draw = _draw(config, seed, index)
+    # Beliefs of each nesting depth evolve independently, so simulating up to the asked
+    # depth gives the same answer, faster.
+    answer = belief_after(
+        draw.events, draw.question_agents, draw.object, max_order=max(draw.order, 1)
+    )
+    assert answer is not None
+    return _question(draw, draw.question_agents, answer)
 
 
 def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
@@ -332,11 +372,12 @@ def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
 def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     """The first draw whose story has a chain of asked agents meeting the item's target (see
     tomgym.world.debias): its answer the true location with probability 1/|path|, else at a
-    uniform other place on the path; its innermost agent's first-chapter exit rank uniform."""
+    uniform other place on the path; its innermost agent's first-chapter exit rank uniform.
+    Only the kept draw is rendered."""
     target = AnswerTarget.of("hitom-debiased-2", seed, index, N_AGENTS)
-    fallback: HiToMQuestion | None = None
+    fallback: tuple[_Draw, tuple[str, ...], str] | None = None
     for attempt in range(MAX_TRIES):
-        draw = _generate(config, seed, index, attempt)
+        draw = _draw(config, seed, index, attempt)
         path = trajectory(draw.events, draw.object)
         if len(path) < MIN_TRAJECTORY:
             continue
@@ -353,8 +394,8 @@ def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
         if ranked:
             return _asking(draw, ranked[target.pick % len(ranked)], want)
         if chains and fallback is None:
-            fallback = _asking(draw, chains[target.pick % len(chains)], want)
-    return fallback or _generate(config, seed, index)
+            fallback = (draw, chains[target.pick % len(chains)], want)
+    return _asking(*fallback) if fallback else _generate(config, seed, index)
 
 
 def _story_agents(events: tuple[Event, ...]) -> list[str]:
@@ -366,16 +407,10 @@ def _story_agents(events: tuple[Event, ...]) -> list[str]:
     return list(seen)
 
 
-def _asking(draw: HiToMQuestion, chain: tuple[str, ...], answer: str) -> HiToMQuestion:
+def _asking(draw: _Draw, chain: tuple[str, ...], answer: str) -> HiToMQuestion:
     """The drawn story with the question put to another chain of agents (its own uid)."""
     digest = hashlib.sha256(f"{draw.uid}|ask={','.join(chain)}".encode()).hexdigest()
-    return replace(
-        draw,
-        question=hitom_question(chain, draw.object),
-        answer=answer,
-        question_agents=chain,
-        uid=f"hitom-{digest[:12]}",
-    )
+    return _question(draw, chain, answer, uid=f"hitom-{digest[:12]}")
 
 
 def _longest_phrasings(templates: str) -> list[dict[str, str] | None]:
