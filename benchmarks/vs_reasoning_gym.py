@@ -11,9 +11,10 @@ in cost by five orders of magnitude, so each gets an adaptive item count: after 
 (the first ``create_dataset`` may load files) a probe times 5 items (growing 4x while it takes
 under a tenth of --seconds-per-repeat), and each repeat then uses
 ``min(--items, max(5, --seconds-per-repeat / probe cost))`` items, seed 100_000 * (repeat + 1)
-(fresh items: reasoning-gym makes item i from Random(seed + i)). The gold answer
-of some tasks legitimately scores below 1 (non-unique answers), so the share that scored 1.0
-is recorded instead of asserted.
+(fresh items: reasoning-gym makes item i from Random(seed + i)). Repeats run as rounds, every
+env then every task, so the shared machine's drift falls on both sides of the ratio. The gold
+answer of some tasks legitimately scores below 1 (non-unique answers), so the share that scored
+1.0 is recorded instead of asserted.
 """
 
 from __future__ import annotations
@@ -157,28 +158,51 @@ def probe_reasoning_gym(task: str, max_items: int, seconds: float) -> tuple[floa
     return per_item, adaptive_items(per_item, max_items, seconds)
 
 
-def measure_reasoning_gym_task(
-    task: str, items: int, repeats: int, probe_per_item: float
-) -> TaskResult:
-    """Median cost over `repeats` runs of `items` items, each on fresh items.
+def measure_in_rounds(
+    envs: Sequence[str],
+    probes: dict[str, tuple[float, int]],
+    args: argparse.Namespace,
+    failed: dict[str, str],
+) -> tuple[list[EnvResult], list[TaskResult]]:
+    """``--repeats`` rounds; each round runs every env once, then every task once, on fresh
+    items (offset / seed 100_000 * (round + 1)), and each row's figure is its median over the
+    rounds. Interleaving keeps the machine's drift (this one is shared) out of the ratio: both
+    sides see every minute of the run.
 
     reasoning-gym makes item i of a dataset from Random(seed + i), so seeds 0, 1, 2, ... would
-    share almost every item; seed 100_000 * (repeat + 1) mirrors tomgym's fresh index offsets.
+    share almost every item.
     """
-    runs = [reasoning_gym_run(task, items, 100_000 * (r + 1)) for r in range(repeats)]
-    return TaskResult(
-        task=task,
-        items=items,
-        probe_us_per_item=round(probe_per_item * 1e6, 1),
-        us_per_item=round(statistics.median(per for per, _ in runs) * 1e6, 1),
-        gold_scored_1_share=round(sum(share for _, share in runs) / len(runs), 3),
-    )
-
-
-def measure_tomgym_env(env_id: str, items: int, repeats: int) -> EnvResult:
-    """Median cost over `repeats` runs, each on fresh indices (offset 100_000 * (repeat + 1))."""
-    runs = [tomgym_seconds_per_item(env_id, items, 100_000 * (r + 1)) for r in range(repeats)]
-    return EnvResult(task=env_id, items=items, us_per_item=round(statistics.median(runs) * 1e6, 1))
+    env_runs: dict[str, list[float]] = {env_id: [] for env_id in envs}
+    task_runs: dict[str, list[tuple[float, float]]] = {task: [] for task in probes}
+    for r in range(args.repeats):
+        fresh = 100_000 * (r + 1)
+        for env_id in envs:
+            env_runs[env_id].append(tomgym_seconds_per_item(env_id, args.items, fresh))
+        for task, (_, items) in probes.items():
+            if task in failed:
+                continue
+            run = guarded(task, "measure", partial(reasoning_gym_run, task, items, fresh), failed)
+            if run is not None:
+                task_runs[task].append(run)
+        print(f"round {r + 1}/{args.repeats} done")
+    env_rows = [
+        EnvResult(
+            task=env_id, items=args.items, us_per_item=round(statistics.median(runs) * 1e6, 1)
+        )
+        for env_id, runs in env_runs.items()
+    ]
+    task_rows = [
+        TaskResult(
+            task=task,
+            items=probes[task][1],
+            probe_us_per_item=round(probes[task][0] * 1e6, 1),
+            us_per_item=round(statistics.median(per for per, _ in runs) * 1e6, 1),
+            gold_scored_1_share=round(sum(share for _, share in runs) / len(runs), 3),
+        )
+        for task, runs in task_runs.items()
+        if task not in failed
+    ]
+    return env_rows, task_rows
 
 
 def guarded(task: str, stage: str, call: Callable[[], Any], failed: dict[str, str]) -> Any:
@@ -359,24 +383,14 @@ def main() -> None:
         f"probed {len(envs)} envs and {len(tasks)} tasks in {time.perf_counter() - started:.0f} s;"
         f" estimated measurement time {estimate:.0f} s"
     )
-    env_rows: list[EnvResult] = []
-    for env_id in envs:
-        env_rows.append(measure_tomgym_env(env_id, args.items, args.repeats))
-        print(f"tomgym         {env_id:28s} {env_rows[-1].us_per_item:10.1f} us/item")
-    task_rows: list[TaskResult] = []
-    for task, (per_item, items) in probes.items():
-        row = guarded(
-            task,
-            "measure",
-            partial(measure_reasoning_gym_task, task, items, args.repeats, per_item),
-            failed,
+    env_rows, task_rows = measure_in_rounds(envs, probes, args, failed)
+    for env_row in env_rows:
+        print(f"tomgym         {env_row.task:28s} {env_row.us_per_item:10.1f} us/item")
+    for row in task_rows:
+        print(
+            f"reasoning-gym  {row.task:28s} {row.us_per_item:10.1f} us/item "
+            f"({row.items} items, gold 1.0: {row.gold_scored_1_share})"
         )
-        if row is not None:
-            task_rows.append(row)
-            print(
-                f"reasoning-gym  {task:28s} {row.us_per_item:10.1f} us/item "
-                f"({row.items} items, gold 1.0: {row.gold_scored_1_share})"
-            )
     task_rows.sort(key=lambda r: r.us_per_item)
     summary = summarise(env_rows, task_rows, dict(sorted(failed.items())))
     lines = summary_lines(summary)
