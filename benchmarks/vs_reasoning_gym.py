@@ -77,26 +77,25 @@ class EnvResult:
     us_per_item: float
 
 
+def subset(names: list[str], only: Sequence[str] | None, what: str) -> list[str]:
+    """``names`` restricted to ``only`` (all of them when None); an unknown name stops the run."""
+    if not only:
+        return names
+    unknown = sorted(set(only) - set(names))
+    if unknown:
+        raise SystemExit(f"not {what}: {', '.join(unknown)}")
+    return [name for name in names if name in only]
+
+
 def procedural_env_ids(only: Sequence[str] | None) -> list[str]:
     """Every generated env in tomgym's registry (as `tomgym list` shows `procedural`)."""
     ids = [spec.id for spec in tomgym.list_envs() if spec.procedural]
-    if only:
-        unknown = sorted(set(only) - set(ids))
-        if unknown:
-            raise SystemExit(f"not generated tomgym envs: {', '.join(unknown)}")
-        ids = [env_id for env_id in ids if env_id in only]
-    return ids
+    return subset(ids, only, "generated tomgym envs")
 
 
 def reasoning_gym_task_names(only: Sequence[str] | None) -> list[str]:
     """Every task registered in reasoning-gym's factory, sorted (optionally a subset)."""
-    names = sorted(DATASETS)
-    if only:
-        unknown = sorted(set(only) - set(names))
-        if unknown:
-            raise SystemExit(f"not reasoning-gym tasks: {', '.join(unknown)}")
-        names = [name for name in names if name in only]
-    return names
+    return subset(sorted(DATASETS), only, "reasoning-gym tasks")
 
 
 def tomgym_seconds_per_item(env_id: str, items: int, offset: int) -> float:
