@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tomgym.world.simulator import (
     Enter,
     Exit,
@@ -97,3 +99,20 @@ def test_later_chapter_reenters_room() -> None:
     assert w.beliefs(("A", "B"), "apple") == "tin"
     assert w.beliefs(("C", "A"), "apple") == "box"  # C did not come back
     assert w.participants == ("A", "B")
+
+
+def test_events_are_frozen_values() -> None:
+    """Events fill __dict__ in a hand-written __init__ (for speed): still frozen, compared and
+    hashed by value, rebuilt by dataclasses.replace, built by keyword."""
+    import dataclasses
+
+    move = Move("Ann", "apple", "red_box")
+    assert move == Move(agent="Ann", obj="apple", container="red_box")
+    assert hash(move) == hash(Move("Ann", "apple", "red_box"))
+    assert move != Move("Ann", "apple", "blue_box")
+    assert repr(move) == "Move(agent='Ann', obj='apple', container='red_box')"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        move.agent = "Bob"  # type: ignore[misc]
+    assert dataclasses.replace(ObjectIs("apple", "red_box"), room="hall").room == "hall"
+    assert ObjectIs("apple", "red_box").room is None
+    assert Enter(("Ann", "Bob"), "hall") != Exit("Ann", "hall")
