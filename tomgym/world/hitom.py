@@ -352,7 +352,11 @@ def _question(
 
 def _generate(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     """Item ``index`` as drawn: the question put to the draw's own chain of agents."""
-    draw = _draw(config, seed, index)
+    return _as_drawn(_draw(config, seed, index))
+
+
+def _as_drawn(draw: _Draw) -> HiToMQuestion:
+    """The draw's question, put to its own chain of agents."""
     # Beliefs of each nesting depth evolve independently, so simulating up to the asked
     # depth gives the same answer, faster.
     answer = belief_after(
@@ -376,8 +380,10 @@ def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     Only the kept draw is rendered."""
     target = AnswerTarget.of("hitom-debiased-2", seed, index, N_AGENTS)
     fallback: tuple[_Draw, tuple[str, ...], str] | None = None
+    first: _Draw | None = None
     for attempt in range(MAX_TRIES):
         draw = _draw(config, seed, index, attempt)
+        first = first or draw
         path = trajectory(draw.events, draw.object)
         if len(path) < MIN_TRAJECTORY:
             continue
@@ -395,7 +401,10 @@ def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
             return _asking(draw, ranked[target.pick % len(ranked)], want)
         if chains and fallback is None:
             fallback = (draw, chains[target.pick % len(chains)], want)
-    return _asking(*fallback) if fallback else _generate(config, seed, index)
+    if fallback:
+        return _asking(*fallback)
+    assert first is not None
+    return _as_drawn(first)  # attempt 0 is the plain item's own draw
 
 
 def _story_agents(events: tuple[Event, ...]) -> list[str]:
