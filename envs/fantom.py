@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -225,6 +225,9 @@ class FANToMEnv(ToMEnv):
         self, *, kind: str = "belief", context: Context = "full", **unused: Any
     ) -> ItemSource:
         reject_unknown(type(self), unused, "kind, context")
+        # Checked before any data is read, so a bad value is not reported as missing data.
+        check_choice(self.label, "kind", kind, ("all", *KINDS))
+        check_choice(self.label, "context", context, ("full", "short"))
         return ListSource(fantom_items(kind, context, self.tom_id or ENV_ID))
 
 

@@ -7,17 +7,27 @@ from typing import Any
 
 from tomgym.envs.generated import resolve_alias, variant_metadata
 
-from tomgym.env import ToMEnv
+from tomgym.env import (
+    ToMEnv,
+    arguments_of,
+    check_bool,
+    check_choice,
+    check_int,
+    check_ints,
+    check_optional_bool,
+    check_optional_int,
+    check_probability,
+)
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import GeneratedSource, ItemSource, split_seed
+from tomgym.sources import GENERATED_SPLITS, GeneratedSource, ItemSource, split_seed
 from tomgym.world.hitom import GENERATOR_VERSION, HiToMConfig, generate_hitom, max_story_chars
 
 TRAIN_ORDERS = (0, 1, 2, 3)
 """The ToM-RL training distribution (arXiv 2504.01698) mixes orders 0-3; order 4 is held out."""
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)
 def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMItem:
     """Item ``index`` of a generated Hi-ToM env: a pure function of its arguments."""
     q = generate_hitom(config, split_seed("hitom", split, seed), index)
@@ -72,23 +82,32 @@ class HiToMEnv(ToMEnv):
 
     ## Arguments
     - ``split``: ``train`` (default), ``val`` or ``test``: disjoint seed streams.
-    - ``seed``: the dataset seed (default 0); item i is a pure function of it.
-    - ``orders``: the ToM orders to draw from (fixed by the registered ID).
-    - ``deception``: ``True`` (Tell stories only), ``False`` (No_Tell only) or ``None`` (mixed).
-    - ``length``: chapters, 1-3, or ``None`` (mixed, as in the release).
-    - ``noise``: distractor-sentence probability before each sentence (default 0.1).
+    - ``seed``: the dataset seed, an int (default 0); item i is a pure function of it. Floats
+      and bools are refused (``seed=1.0`` or ``True`` would otherwise name a stream of their
+      own); numpy integers are read as the equal int.
+    - ``orders``: the ToM orders to draw from, a non-empty tuple or list of ints 0-4 (fixed by
+      the registered ID). A bare int is refused: write ``orders=(3,)``.
+    - ``deception``: ``True`` (Tell stories only), ``False`` (No_Tell only) or ``None``
+      (mixed); only a bool or None (``"False"`` and ``1`` are refused).
+    - ``length``: chapters, the int 1, 2 or 3, or ``None`` (mixed, as in the release).
+    - ``noise``: distractor-sentence probability before each sentence, a number in [0, 1)
+      (default 0.1); an int is read as the equal float (``noise=0`` serves ``noise=0.0``'s
+      items).
     - ``vocab_split`` (alias ``vocab``): the packaged vocabulary, ``train`` (default) or
       ``test``, whose names, rooms, objects and container kinds are disjoint from train's.
     - ``templates`` (alias ``template_split``): sentence phrasings, ``canonical`` (the
       release forms, default), ``train`` or ``test`` (disjoint paraphrase sets; one phrasing
       per event kind per story, drawn from the item's seed).
-    - ``debiased``: keep the first drawn story with a chain of asked agents whose answer
+    - ``debiased`` (a bool): keep the first drawn story with a chain of asked agents whose answer
       meets the item's target: the object's true location with probability 1/|path| (path =
       the containers the object was ever in or claimed in, 4 or more), else a uniform other
       place on the path, with the innermost agent's exit rank uniform. The reality, initial
       and first-named shortcuts fall to E[1/|path|], about 24%, on every order (orders 1-4
       only; see ``tomgym.world.debias``).
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
+
+    A wrong type or value is an ``EnvArgumentError`` at make time naming the ID, the argument
+    and the value.
 
     ## Registered Configurations
     - ``ToM-HiToM-O0-v0`` ... ``ToM-HiToM-O4-v0``: one order each.
@@ -102,7 +121,9 @@ class HiToMEnv(ToMEnv):
 
     ## Version History
     - v0: initial release (the ``vocab_split``, ``templates`` and ``debiased`` arguments
-      leave the items of the existing IDs unchanged).
+      leave the items of the existing IDs unchanged). Arguments are checked at make time;
+      the items of every ID, with its defaults or arguments of the documented types, are
+      unchanged (an int ``noise``, once a stream of its own, now serves the float's).
     """
 
     family = "hitom"
@@ -123,27 +144,24 @@ class HiToMEnv(ToMEnv):
         debiased: bool = False,
         **unknown: Any,
     ) -> ItemSource:
+        where = self.label
         if unknown:
-            raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
-        vocab = resolve_alias("vocab", vocab, vocab_split)
-        templates = resolve_alias("templates", templates, template_split)
-        split_seed("hitom", split, seed)  # validates the split now rather than at the first reset
-        if length is not None and length not in (1, 2, 3):
-            raise ValueError(f"length must be 1, 2, 3 or None, got {length!r}")
-        if not 0.0 <= noise < 1.0:
-            raise ValueError(f"noise must be a probability in [0, 1), got {noise!r}")
-        bad = [o for o in orders if o not in range(5)]
-        if not orders or bad:
-            raise ValueError(f"orders must be a non-empty subset of 0-4, got {orders!r}")
-        config = HiToMConfig(
-            orders=tuple(orders),
-            deception=deception,
-            length=length,
-            noise=noise,
-            vocab=vocab,
-            templates=templates,
-            debiased=debiased,
-        )
+            raise TypeError(f"{where}: unexpected keyword arguments {sorted(unknown)}")
+        # Normalised here so that equal-looking arguments (seed=1 / 1.0 / True, noise=0 / 0.0)
+        # can never name two item streams.
+        seed = check_int(where, "seed", seed)
+        split = check_choice(where, "split", split, GENERATED_SPLITS)
+        orders = check_ints(where, "orders", orders, range(5))
+        with arguments_of(where):
+            config = HiToMConfig(
+                orders=orders,
+                deception=check_optional_bool(where, "deception", deception),
+                length=check_optional_int(where, "length", length, (1, 2, 3)),
+                noise=check_probability(where, "noise", noise),
+                vocab=resolve_alias("vocab", vocab, vocab_split),
+                templates=resolve_alias("templates", templates, template_split),
+                debiased=check_bool(where, "debiased", debiased),
+            )
         return GeneratedSource(
             functools.partial(hitom_item, config, split, seed), max_story_chars(config)
         )

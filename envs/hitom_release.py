@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -162,8 +162,8 @@ def hitom_items(
     items = _CACHE[key]
     if order is None:
         return items
-    if order not in ORDERS:
-        raise ValueError(f"Hi-ToM orders are 0-4, got {order}")
+    if type(order) is not int or order not in ORDERS:
+        raise ValueError(f"Hi-ToM orders are the ints 0-4, got {order!r}")
     return tuple(it for it in items if it.order == order)
 
 
@@ -202,7 +202,8 @@ class HiToMReleaseEnv(ToMEnv):
 
     ## Arguments
     - ``copy``: ``"cot"`` (default, labels of record) or ``"mc"`` (stale labels, for comparison).
-    - ``order``: 0-4 to keep one order, None for all.
+    - ``order``: the int 0-4 to keep one order, None for all (checked at make time, before
+      any data is read).
     - ``split``: only ``"all"`` (the release has no splits; 120 stories are too few to split).
 
     ## Registered Configurations
@@ -221,7 +222,9 @@ class HiToMReleaseEnv(ToMEnv):
         reject_unknown(type(self), unused, "copy, order, split")
         if split != "all":
             raise ValueError(f"Hi-ToM has no splits: use split='all', not {split!r}")
-        return ListSource(hitom_items(copy, order))
+        check_choice(self.label, "copy", copy, tuple(_PROMPTING))
+        order = check_optional_int(self.label, "order", order, ORDERS)
+        return ListSource(hitom_items(copy, order, self.tom_id or ENV_ID))
 
 
 def register_envs() -> None:

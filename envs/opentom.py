@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -171,7 +171,7 @@ class OpenToMEnv(ToMEnv):
 
     ## Arguments
     - ``genre``: None (all), ``"coarse"``, ``"fine"``, ``"multihop"`` or ``"attitude"``.
-    - ``long``: use ``meta_data_long.json``'s 100 long narratives (2,300 questions).
+    - ``long`` (a bool): use ``meta_data_long.json``'s 100 long narratives (2,300 questions).
 
     ## Registered Configurations
     ``ToM-OpenToM-v0`` (13,708), ``-CoarseLoc-v0`` (2,384), ``-FineLoc-v0`` (3,576),
@@ -187,6 +187,9 @@ class OpenToMEnv(ToMEnv):
         self, *, genre: str | None = None, long: bool = False, **unused: Any
     ) -> ItemSource:
         reject_unknown(type(self), unused, "genre, long")
+        long = check_bool(self.label, "long", long)
+        if genre is not None:
+            check_choice(self.label, "genre", genre, tuple(GENRE_FILES))
         return ListSource(opentom_items(genre, long, self.tom_id or ENV_ID))
 
 

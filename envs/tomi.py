@@ -7,16 +7,22 @@ from typing import Any
 
 from tomgym.envs.generated import resolve_alias, variant_metadata
 
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, arguments_of, check_bool, check_choice, check_int, check_strs
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import GeneratedSource, ItemSource, split_seed
-from tomgym.world.tomi import GENERATOR_VERSION, ToMiConfig, generate_tomi, max_story_chars
+from tomgym.sources import GENERATED_SPLITS, GeneratedSource, ItemSource, split_seed
+from tomgym.world.tomi import (
+    GENERATOR_VERSION,
+    QUESTION_TYPES,
+    ToMiConfig,
+    generate_tomi,
+    max_story_chars,
+)
 
 ORDER_OF_QUESTION = {"memory": 0, "reality": 0, "first_order": 1, "second_order": 2}
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)
 def tomi_item(config: ToMiConfig, split: str, seed: int, index: int) -> ToMItem:
     """Item ``index`` of a generated ToMi env: a pure function of its arguments."""
     q = generate_tomi(config, split_seed("tomi", split, seed), index)
@@ -72,16 +78,21 @@ class ToMiEnv(ToMEnv):
 
     ## Arguments
     - ``split``: ``train`` (default), ``val`` or ``test``: disjoint seed streams.
-    - ``seed``: the dataset seed (default 0).
-    - ``question_types``: subset of memory, reality, first_order, second_order.
-    - ``coloured``: containers in the original release's coloured form (``green_box``).
+    - ``seed``: the dataset seed, an int (default 0; floats and bools are refused).
+    - ``question_types``: a non-empty tuple or list from memory, reality, first_order,
+      second_order (a bare string is refused: write ``("memory",)``).
+    - ``coloured`` (a bool): containers in the original release's coloured form
+      (``green_box``).
     - ``vocab_split`` (alias ``vocab``): the packaged vocabulary, ``train`` (default) or
       ``test`` (disjoint names, rooms, objects and container kinds).
     - ``templates`` (alias ``template_split``): ``canonical`` (default), ``train`` or
       ``test`` paraphrase sets.
-    - ``debiased``: answer equal to the true location for half the items, asked agent the
+    - ``debiased`` (a bool): answer equal to the true location for half the items, asked agent the
       first entrant for half (belief questions only), so the shortcuts sit at 1/2.
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
+
+    A wrong type or value is an ``EnvArgumentError`` at make time naming the ID, the argument
+    and the value.
 
     ## Registered Configurations
     - ``ToM-ToMi-v0``: all question kinds, Clever-Hans sentence forms.
@@ -91,6 +102,7 @@ class ToMiEnv(ToMEnv):
 
     ## Version History
     - v0: initial release (the new arguments leave ``ToM-ToMi-v0``'s items unchanged).
+      Arguments are checked at make time; items are unchanged.
     """
 
     family = "tomi"
@@ -109,16 +121,21 @@ class ToMiEnv(ToMEnv):
         debiased: bool = False,
         **unknown: Any,
     ) -> ItemSource:
+        where = self.label
         if unknown:
-            raise TypeError(f"{self.tom_id}: unexpected keyword arguments {sorted(unknown)}")
-        split_seed("tomi", split, seed)
-        config = ToMiConfig(
-            question_types=tuple(question_types),
-            coloured=coloured,
-            vocab=resolve_alias("vocab", vocab, vocab_split),
-            templates=resolve_alias("templates", templates, template_split),
-            debiased=debiased,
-        )
+            raise TypeError(f"{where}: unexpected keyword arguments {sorted(unknown)}")
+        # Normalised here so that equal-looking arguments (seed=1 / 1.0 / True) can never
+        # name two item streams.
+        seed = check_int(where, "seed", seed)
+        split = check_choice(where, "split", split, GENERATED_SPLITS)
+        with arguments_of(where):
+            config = ToMiConfig(
+                question_types=check_strs(where, "question_types", question_types, QUESTION_TYPES),
+                coloured=check_bool(where, "coloured", coloured),
+                vocab=resolve_alias("vocab", vocab, vocab_split),
+                templates=resolve_alias("templates", templates, template_split),
+                debiased=check_bool(where, "debiased", debiased),
+            )
         return GeneratedSource(
             functools.partial(tomi_item, config, split, seed), max_story_chars(config)
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tomgym.env import EpisodeStateError, ToMEnv
+from tomgym.env import EnvArgumentError, EpisodeStateError, ToMEnv
 from tomgym.items import ItemError, ToMItem
 from tomgym.prompts import PROMPT_PRESETS, PromptPreset
 from tomgym.registry import (
@@ -42,21 +42,36 @@ def load_items(env_id: str, n: int | None = None, **env_kwargs: Any) -> list[ToM
     return first_items(make(env_id, **env_kwargs).source, n)
 
 
+SOLVE_MODES: dict[str, tuple[str, ...]] = {"hitom": ("rules",), "tomi": ("rules", "release")}
+"""The oracle's families and, for each, the labelling modes it knows (the first is the default)."""
+
+
 def solve(story: str, question: str, family: str = "hitom", mode: str = "rules") -> str:
     """The oracle's answer to a question about a story, from the world simulator.
 
-    ``family`` is ``hitom`` or ``tomi``; for ToMi, ``mode="release"`` reproduces the release's
-    second-order labelling quirk instead of following the story.
+    ``family`` is ``hitom`` or ``tomi``. ``mode="rules"`` follows the story by the stated
+    rules; ToMi also has ``mode="release"``, which reproduces the release's second-order
+    labelling quirk instead. Hi-ToM has only the rules mode. An unknown family or mode is a
+    ValueError that lists what exists.
     """
+    if family not in SOLVE_MODES:
+        raise ValueError(
+            f"the oracle knows the families {', '.join(map(repr, SOLVE_MODES))}, not {family!r}"
+        )
+    modes = SOLVE_MODES[family]
+    if mode not in modes:
+        only = "only " if len(modes) == 1 else ""
+        raise ValueError(
+            f"family {family!r} has {only}the mode(s) {', '.join(map(repr, modes))}, "
+            f"not {mode!r}"
+        )
     if family == "hitom":
         from tomgym.world.solve import solve_hitom
 
         return solve_hitom(story, question)
-    if family == "tomi":
-        from tomgym.world.tomi import solve_tomi
+    from tomgym.world.tomi import solve_tomi
 
-        return solve_tomi(story, question, mode=mode)
-    raise ValueError(f"the oracle knows the families 'hitom' and 'tomi', not {family!r}")
+    return solve_tomi(story, question, mode=mode)
 
 
 def _register() -> None:
@@ -74,6 +89,7 @@ load_plugins()
 __all__ = [
     "REWARD_PRESETS",
     "PROMPT_PRESETS",
+    "EnvArgumentError",
     "EpisodeStateError",
     "ItemError",
     "PromptPreset",

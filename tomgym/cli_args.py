@@ -6,14 +6,25 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+"""Python spellings read as what they say (JSON's ``true``, ``false``, ``null`` parse anyway)."""
+
 
 def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
-    """``--kwarg KEY=VALUE`` pairs as a dict; values are JSON when they parse, else strings."""
+    """``--kwarg KEY=VALUE`` pairs as a dict.
+
+    A value is JSON when it parses (``0.5``, ``true``, ``null``, ``[2, 3]``, ``{"a": 1}``), one
+    of Python's ``True``, ``False`` and ``None``, or else the string itself. So
+    ``deception=False`` is the bool False, never the string ``"False"`` (which is truthy).
+    """
     kwargs: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
             raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
         key, raw = pair.split("=", 1)
+        if raw in PYTHON_CONSTANTS:
+            kwargs[key] = PYTHON_CONSTANTS[raw]
+            continue
         try:
             kwargs[key] = json.loads(raw)
         except json.JSONDecodeError:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import numbers
+from collections.abc import Collection, Iterator
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -26,6 +29,125 @@ _CANDIDATE_LIST_ALLOWANCE = 2_048
 
 class EpisodeStateError(RuntimeError):
     """``step`` was called before ``reset`` or after the episode ended."""
+
+
+class EnvArgumentError(ValueError, TypeError):
+    """A keyword argument of an env has the wrong type or value, found at make time.
+
+    The message names the env, the argument and the value. It is both a ValueError and a
+    TypeError so that code catching either (the CLI, ``gym.make`` callers) sees it.
+    """
+
+
+@contextlib.contextmanager
+def arguments_of(where: str) -> Iterator[None]:
+    """Re-raise a ValueError from a check further down (a generator config's) as an
+    :class:`EnvArgumentError` that names the env."""
+    try:
+        yield
+    except EnvArgumentError:
+        raise
+    except ValueError as exc:
+        raise EnvArgumentError(f"{where}: {exc}") from None
+
+
+def argument_error(where: str, name: str, value: Any, expected: str) -> EnvArgumentError:
+    """``<env>: <name> must be <expected>, got <value> (<type>)``."""
+    return EnvArgumentError(
+        f"{where}: {name} must be {expected}, got {value!r} ({type(value).__name__})"
+    )
+
+
+def check_bool(where: str, name: str, value: Any) -> bool:
+    """``value`` if it is a bool; strings such as ``"False"`` or ``"yes"`` and 0/1 are refused
+    (``bool("False")`` is True, and 1 vs True would give a different item stream)."""
+    if not isinstance(value, bool):
+        raise argument_error(where, name, value, "True or False")
+    return value
+
+
+def check_optional_bool(where: str, name: str, value: Any) -> bool | None:
+    """``value`` if it is a bool or None."""
+    if value is not None and not isinstance(value, bool):
+        raise argument_error(where, name, value, "True, False or None")
+    return value
+
+
+def check_int(where: str, name: str, value: Any, allowed: Collection[int] | None = None) -> int:
+    """``value`` as a plain int (numpy integers too); bools, floats and strings are refused,
+    so that equal-looking arguments (1, 1.0, True) cannot name different item streams."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        expected = "an int" if allowed is None else f"an int in {_describe(allowed)}"
+        raise argument_error(where, name, value, expected)
+    number = int(value)
+    if allowed is not None and number not in allowed:
+        raise argument_error(where, name, value, f"an int in {_describe(allowed)}")
+    return number
+
+
+def check_optional_int(
+    where: str, name: str, value: Any, allowed: Collection[int] | None = None
+) -> int | None:
+    """``value`` as a plain int, or None; see :func:`check_int`."""
+    if value is None:
+        return None
+    try:
+        return check_int(where, name, value, allowed)
+    except EnvArgumentError:
+        expected = "an int" if allowed is None else f"an int in {_describe(allowed)}"
+        raise argument_error(where, name, value, f"{expected} or None") from None
+
+
+def check_ints(where: str, name: str, value: Any, allowed: Collection[int]) -> tuple[int, ...]:
+    """A non-empty sequence (tuple or list) of ints from ``allowed``, as a tuple of plain ints.
+    A bare int is refused: ``orders=3`` is written ``orders=(3,)``."""
+    expected = f"a non-empty tuple or list of ints in {_describe(allowed)}"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        raise argument_error(where, name, value, f"{expected}, e.g. {name}=({int(value)},)")
+    if not isinstance(value, tuple | list) or not value:
+        raise argument_error(where, name, value, expected)
+    if any(
+        isinstance(v, bool) or not isinstance(v, numbers.Integral) or int(v) not in allowed
+        for v in value
+    ):
+        raise argument_error(where, name, value, expected)
+    return tuple(int(v) for v in value)
+
+
+def check_probability(where: str, name: str, value: Any, *, below_one: bool = True) -> float:
+    """``value`` as a float in [0, 1) (or [0, 1]); an int becomes the equal float, so 0 and 0.0
+    serve the same items. Bools, strings and None are refused."""
+    interval = "[0, 1)" if below_one else "[0, 1]"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise argument_error(where, name, value, f"a number in {interval}")
+    number = float(value)
+    if not (0.0 <= number < 1.0 if below_one else 0.0 <= number <= 1.0):
+        raise argument_error(where, name, value, f"a probability in {interval}")
+    return number
+
+
+def check_choice(where: str, name: str, value: Any, allowed: Collection[str]) -> str:
+    """``value`` if it is one of the names in ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise argument_error(where, name, value, f"one of {tuple(allowed)}")
+    return value
+
+
+def check_strs(where: str, name: str, value: Any, allowed: Collection[str]) -> tuple[str, ...]:
+    """A non-empty sequence (tuple or list) of names from ``allowed``, as a tuple."""
+    expected = f"a non-empty tuple or list of names from {tuple(allowed)}"
+    if isinstance(value, str):
+        raise argument_error(where, name, value, f"{expected}, e.g. {name}=({value!r},)")
+    if not isinstance(value, tuple | list) or not value or any(v not in allowed for v in value):
+        raise argument_error(where, name, value, expected)
+    return tuple(value)
+
+
+def _describe(allowed: Collection[int]) -> str:
+    values = sorted(allowed)
+    if len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]}"
+    return ", ".join(str(a) for a in values)
 
 
 class ToMEnv(gym.Env[str, str]):
@@ -65,10 +187,14 @@ class ToMEnv(gym.Env[str, str]):
     ## Arguments
     - ``reward``: preset name, dict of ``RewardSpec`` fields, or a ``RewardSpec``.
     - ``prompt``: preset name (``default``, ``tomrl``, ``cot``) or a ``PromptPreset``.
-    - ``prefill_think``: start the response with ``<think>`` (counted by the format rule).
+    - ``prefill_think``: start the response with ``<think>`` (counted by the format rule);
+      a bool (``"False"`` is refused, not read as true).
     - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the prompt and, after the
       step, the response and its verdict).
     - further keyword arguments go to the family's item source (``split``, ``order``, ...).
+
+    An argument of the wrong type or value is an ``EnvArgumentError`` (a ValueError and a
+    TypeError) at make time, naming the env ID, the argument and the value.
 
     ``reset(seed=..., options={"index": i})`` serves item ``i``; without an index, a seeded
     random item.
@@ -99,6 +225,7 @@ class ToMEnv(gym.Env[str, str]):
             )
         self.tom_id = tom_id
         self.render_mode = render_mode
+        prefill_think = check_bool(self.label, "prefill_think", prefill_think)
         self.reward_spec = resolve_reward(reward)
         self.prompt_preset = resolve_prompt(prompt)
         self.prefill = PREFILL if prefill_think else ""
@@ -115,6 +242,11 @@ class ToMEnv(gym.Env[str, str]):
         self._episode_over = False
         self._last_response: str | None = None
         self._last_score: Score | None = None
+
+    @property
+    def label(self) -> str:
+        """The env's ID (its class name when made without one), for messages."""
+        return self.tom_id or type(self).__name__
 
     # --- what a family overrides -------------------------------------------------------
     def build_source(self, **source_kwargs: Any) -> ItemSource:

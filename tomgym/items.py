@@ -103,6 +103,13 @@ def validate_items(
     records: Iterable[ToMItem | Mapping[str, Any]], where: str = ""
 ) -> list[ToMItem]:
     """Validate every record (all or nothing); ids must be unique."""
+    if isinstance(records, Mapping | str | bytes | ToMItem):
+        # Iterating these would "validate" their keys or characters one by one.
+        prefix = f"{where}: " if where else ""
+        raise ItemError(
+            f"{prefix}items must be a list of mappings (or ToMItems), "
+            f"got a {type(records).__name__}"
+        )
     items: list[ToMItem] = []
     seen: set[str] = set()
     for number, record in enumerate(records):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import gymnasium as gym
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tomgym.items import ToMItem, validate_item, validate_items
 from tomgym.sources import GeneratedSource, ItemSource, ListSource
@@ -95,20 +95,43 @@ def register_tom_env(
     For an entry point, ``size`` is the item count with the default kwargs; with no size the
     env counts as procedural unless ``procedural=False`` says the size is just unknown.
     ``kwargs`` are default keyword arguments for the env (``split``, ``reward``, ``prompt``...).
-    Returns the spec; raises ValueError for a bad ID or a clash (unless ``overwrite``).
+    Every argument is checked before anything is stored, so a failed call registers nothing.
+    Returns the spec; raises ValueError for a bad ID or argument, or a clash with a registered
+    ToM env (unless ``overwrite``). An ID that another package registered with Gymnasium is
+    never replaced, ``overwrite`` or not.
     """
     given = [x is not None for x in (items, generator, entry_point)]
     if sum(given) != 1:
         raise ValueError(f"{env_id}: give exactly one of items=, generator= or entry_point=")
+    if not isinstance(env_id, str):
+        raise ValueError(f"the env ID must be a string, got {env_id!r}")
     if env_id in _SPECS and not overwrite:
         raise ValueError(f"{env_id} is already registered (pass overwrite=True to replace it)")
+    if env_id not in _SPECS and env_id in gym.registry and not _is_tom_entry(env_id):
+        raise ValueError(
+            f"{env_id} is already registered with Gymnasium by another package "
+            f"(entry point {gym.registry[env_id].entry_point!r}); tomgym does not replace "
+            "it, even with overwrite=True: choose another ID"
+        )
     _check_id(env_id)
+    if max_prompt_chars is not None and generator is None:
+        raise ValueError(f"{env_id}: max_prompt_chars is for generator= only")
+    orders = _ints_or_none(env_id, "orders", orders)
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+        raise ValueError(f"{env_id}: size must be a non-negative int or None, got {size!r}")
+    if isinstance(held_out_from, str):
+        raise ValueError(
+            f"{env_id}: held_out_from must be a sequence of IDs, got {held_out_from!r}"
+        )
+    if kwargs is not None and not isinstance(kwargs, Mapping):
+        raise ValueError(f"{env_id}: kwargs must be a mapping, got {kwargs!r}")
     is_procedural = False
+    source: ItemSource | None = None
     if items is not None:
         validated = validate_items(items, where=env_id)
         if not validated:
             raise ValueError(f"{env_id}: no items given")
-        _SOURCES[env_id] = ListSource(tuple(validated))
+        source = ListSource(tuple(validated))
         size = len(validated)
         if orders is None:
             found = sorted({it.order for it in validated if it.order is not None})
@@ -118,43 +141,66 @@ def register_tom_env(
             answer_type = kinds.pop() if len(kinds) == 1 else "mixed"
         entry = ITEMS_ENTRY_POINT
     elif generator is not None:
+        if not callable(generator):
+            raise ValueError(
+                f"{env_id}: generator must be a function of the item index, got {generator!r}"
+            )
         if max_prompt_chars is None:
             raise ValueError(
                 f"{env_id}: a generator needs max_prompt_chars (a bound on prompt size)"
+            )
+        if (
+            isinstance(max_prompt_chars, bool)
+            or not isinstance(max_prompt_chars, int)
+            or max_prompt_chars < 1
+        ):
+            raise ValueError(
+                f"{env_id}: max_prompt_chars must be a positive int, got {max_prompt_chars!r}"
             )
         gen = generator
 
         def make(index: int) -> ToMItem:
             return validate_item(gen(index), where=f"{env_id} item {index}")
 
-        _SOURCES[env_id] = GeneratedSource(make, max_prompt_chars)
+        source = GeneratedSource(make, max_prompt_chars)
         is_procedural = True
         size = None
         entry = ITEMS_ENTRY_POINT
     else:
-        assert entry_point is not None
-        if ":" not in entry_point:
+        if not isinstance(entry_point, str) or ":" not in entry_point:
             raise ValueError(
                 f"{env_id}: entry_point must look like 'module:Class', got {entry_point!r}"
             )
         entry = entry_point
         is_procedural = size is None if procedural is None else procedural
-    spec = ToMEnvSpec(
-        id=env_id,
-        family=family,
-        orders=tuple(orders) if orders is not None else None,
-        split=split,
-        held_out=held_out,
-        held_out_from=tuple(held_out_from),
-        usage=usage,
-        size=size,
-        procedural=is_procedural,
-        answer_type=answer_type or "choice",
-        description=description,
-        entry_point=entry,
-        kwargs=dict(kwargs or {}),
-    )
+    try:
+        spec = ToMEnvSpec(
+            id=env_id,
+            family=family,
+            orders=tuple(orders) if orders is not None else None,
+            split=split,
+            held_out=held_out,
+            held_out_from=tuple(held_out_from),
+            usage=usage,
+            size=size,
+            procedural=is_procedural,
+            answer_type=answer_type or "choice",
+            description=description,
+            entry_point=entry,
+            kwargs=dict(kwargs or {}),
+        )
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}={err['input']!r}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ValueError(f"{env_id}: bad registration argument(s): {problems}") from None
+    # Everything is checked: from here on nothing can fail half-way.
     _SPECS[env_id] = spec
+    if source is None:
+        _SOURCES.pop(env_id, None)
+    else:
+        _SOURCES[env_id] = source
     if env_id in gym.registry:
         del gym.registry[env_id]
     gym.register(
@@ -165,6 +211,24 @@ def register_tom_env(
         disable_env_checker=False,
     )
     return spec
+
+
+def _is_tom_entry(env_id: str) -> bool:
+    """Whether Gymnasium's entry for ``env_id`` was made by ``register_tom_env`` (it passes
+    ``tom_id``), for instance before this module was reloaded."""
+    entry = gym.registry.get(env_id)
+    return entry is not None and entry.kwargs.get("tom_id") == env_id
+
+
+def _ints_or_none(env_id: str, name: str, value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise ValueError(f"{env_id}: {name} must be a sequence of ints or None, got {value!r}")
+    values = tuple(value)
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+        raise ValueError(f"{env_id}: {name} must be a sequence of ints or None, got {value!r}")
+    return values
 
 
 def _check_id(env_id: str) -> None:
@@ -179,10 +243,12 @@ def _check_id(env_id: str) -> None:
 
 
 def unregister_tom_env(env_id: str) -> None:
-    """Remove a ToM env from both registries (a no-op for unknown IDs)."""
+    """Remove a ToM env from both registries (a no-op for unknown IDs, and for Gymnasium IDs
+    that tomgym did not register: those are left alone)."""
+    ours = env_id in _SPECS or _is_tom_entry(env_id)
     _SPECS.pop(env_id, None)
     _SOURCES.pop(env_id, None)
-    if env_id in gym.registry:
+    if ours and env_id in gym.registry:
         del gym.registry[env_id]
 
 

@@ -86,7 +86,7 @@ def first_items(source: ItemSource, n: int | None = None) -> list[ToMItem]:
 GENERATED_SPLITS = ("train", "val", "test")
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=1024, typed=True)
 def split_seed(family: str, split: str, seed: int) -> int:
     """The generator seed of one split of a generated family: train, val and test draw from
     disjoint seed streams, so no generated story is served in two splits by construction of

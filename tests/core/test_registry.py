@@ -92,3 +92,51 @@ def test_core_imports_no_heavy_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_refuses_to_replace_another_packages_gym_env() -> None:
+    before = gym.registry["CartPole-v1"]
+    for overwrite in (False, True):
+        with pytest.raises(ValueError, match="CartPole-v1 is already registered with Gymnasium"):
+            tomgym.register_tom_env("CartPole-v1", items=ITEMS, overwrite=overwrite)
+    assert gym.registry["CartPole-v1"] is before
+    assert "CartPole-v1" not in {s.id for s in tomgym.list_envs()}
+    tomgym.unregister_tom_env("CartPole-v1")  # documented as a no-op for non-ToM IDs
+    assert gym.registry["CartPole-v1"] is before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"items": ITEMS, "usage": "test"}, "usage='test'"),
+        ({"items": ITEMS[0]}, "items must be a list of mappings .*got a dict"),
+        ({"items": ITEMS, "orders": 3}, "orders must be a sequence of ints or None, got 3"),
+        ({"items": ITEMS, "max_prompt_chars": 200}, "max_prompt_chars is for generator= only"),
+        ({"generator": 5, "max_prompt_chars": 200}, "generator must be a function .* got 5"),
+        ({"generator": lambda i: ITEMS[0], "max_prompt_chars": "200"}, "got '200'"),
+        ({"generator": lambda i: ITEMS[0], "max_prompt_chars": -1}, "positive int, got -1"),
+        ({"generator": lambda i: ITEMS[0], "max_prompt_chars": True}, "positive int, got True"),
+        ({"entry_point": "tomgym.env:ToMEnv", "size": "3"}, "size must be .* got '3'"),
+        ({"entry_point": 5}, "entry_point must look like 'module:Class', got 5"),
+        ({"items": ITEMS, "held_out_from": "ToM-HiToM-v0"}, "held_out_from must be a sequence"),
+    ],
+)
+def test_bad_registrations_register_nothing(
+    custom_id: str, kwargs: dict[str, object], message: str
+) -> None:
+    from tomgym.registry import _SOURCES
+
+    with pytest.raises(ValueError, match=message) as err:
+        tomgym.register_tom_env(custom_id, **kwargs)  # type: ignore[arg-type]
+    assert custom_id in str(err.value)
+    assert custom_id not in {s.id for s in tomgym.list_envs()}
+    assert custom_id not in _SOURCES
+    assert custom_id not in gym.registry
+
+
+def test_a_failed_overwrite_keeps_the_old_env(custom_id: str) -> None:
+    tomgym.register_tom_env(custom_id, items=ITEMS)
+    with pytest.raises(ValueError, match="usage"):
+        tomgym.register_tom_env(custom_id, items=ITEMS[:1], usage="test", overwrite=True)
+    assert len(tomgym.load_items(custom_id)) == 3
+    assert get_spec(custom_id).usage == "train"

@@ -94,3 +94,18 @@ def test_registered_envs_make():
         gym.make("ToM-HiToM-Original-v0", colour=1)
     with pytest.raises(ValueError, match="no splits"):
         gym.make("ToM-HiToM-Original-v0", split="train")
+
+
+@pytest.mark.parametrize(
+    "env_id", ["ToM-HiToM-Original-O3-v0", "ToM-HiToM-Original-MC-v0", "ToM-HiToM-Original-v0"]
+)
+def test_missing_data_names_the_env_made(env_id, tmp_path):
+    import tomgym
+    from tomgym.data import MissingDataError, set_data_root
+
+    set_data_root(tmp_path)
+    try:
+        with pytest.raises(MissingDataError, match=f"^{env_id} needs the file"):
+            tomgym.make(env_id)
+    finally:
+        set_data_root(None)

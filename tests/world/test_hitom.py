@@ -95,3 +95,16 @@ def test_bad_config() -> None:
         HiToMConfig(orders=(5,))
     with pytest.raises(ValueError):
         HiToMConfig(vocab="nope")
+
+
+def test_solve_checks_family_and_mode() -> None:
+    import tomgym
+
+    q = generate_hitom(HiToMConfig(orders=(1,)), 0, 0)
+    assert tomgym.solve(q.story, q.question, family="hitom", mode="rules") == q.answer
+    with pytest.raises(ValueError, match="'hitom' has only the mode\\(s\\) 'rules', not 'bogus'"):
+        tomgym.solve(q.story, q.question, family="hitom", mode="bogus")
+    with pytest.raises(ValueError, match="'tomi' has the mode\\(s\\) 'rules', 'release'"):
+        tomgym.solve(q.story, q.question, family="tomi", mode="bogus")
+    with pytest.raises(ValueError, match="families 'hitom', 'tomi', not 'fantom'"):
+        tomgym.solve(q.story, q.question, family="fantom")

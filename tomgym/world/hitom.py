@@ -71,6 +71,23 @@ class HiToMConfig:
     debiased: bool = False
 
     def __post_init__(self) -> None:
+        # Types are checked and normalised first: the config names an item stream through
+        # canonical(), so equal-looking values (noise 0 and 0.0, True and 1) must not differ,
+        # and a value that hashes equal must not reach the item caches as another type.
+        if isinstance(self.orders, int | str) or not isinstance(self.orders, Sequence):
+            raise ValueError(f"orders must be a tuple of ints 0..4, got {self.orders!r}")
+        if any(type(o) is not int for o in self.orders):
+            raise ValueError(f"orders must be a tuple of ints 0..4, got {self.orders!r}")
+        object.__setattr__(self, "orders", tuple(self.orders))
+        if self.deception is not None and not isinstance(self.deception, bool):
+            raise ValueError(f"deception must be True, False or None, got {self.deception!r}")
+        if self.length is not None and type(self.length) is not int:
+            raise ValueError(f"length must be 1, 2, 3 or None, got {self.length!r}")
+        if isinstance(self.noise, bool) or not isinstance(self.noise, int | float):
+            raise ValueError(f"noise must be a number in [0, 1], got {self.noise!r}")
+        object.__setattr__(self, "noise", float(self.noise))
+        if not isinstance(self.debiased, bool):
+            raise ValueError(f"debiased must be True or False, got {self.debiased!r}")
         if self.templates not in TEMPLATE_SETS:
             raise ValueError(f"templates must be one of {TEMPLATE_SETS}, got {self.templates!r}")
         if self.debiased and 0 in self.orders:
@@ -78,9 +95,9 @@ class HiToMConfig:
         if not self.orders or any(o not in range(5) for o in self.orders):
             raise ValueError(f"orders must be a non-empty subset of 0..4, got {self.orders}")
         if self.length is not None and self.length not in CHAPTER_PLANS:
-            raise ValueError(f"length must be 1, 2, 3 or None, got {self.length}")
+            raise ValueError(f"length must be 1, 2, 3 or None, got {self.length!r}")
         if not 0.0 <= self.noise <= 1.0:
-            raise ValueError(f"noise must be in [0, 1], got {self.noise}")
+            raise ValueError(f"noise must be in [0, 1], got {self.noise!r}")
         load_vocab(self.vocab)  # raises on an unknown name
 
     def canonical(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tomgym.world.debias import index_target, rejection_sample
@@ -52,6 +53,16 @@ class ToMiConfig:
     debiased: bool = False
 
     def __post_init__(self) -> None:
+        # As HiToMConfig: the config names an item stream, so types are checked first.
+        if isinstance(self.question_types, str) or not isinstance(self.question_types, Sequence):
+            raise ValueError(
+                f"question_types must be a tuple of names from {QUESTION_TYPES}, "
+                f"got {self.question_types!r}"
+            )
+        object.__setattr__(self, "question_types", tuple(self.question_types))
+        for name in ("coloured", "debiased"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         bad = [q for q in self.question_types if q not in QUESTION_TYPES]
         if not self.question_types or bad:
             raise ValueError(f"question_types must be a non-empty subset of {QUESTION_TYPES}")

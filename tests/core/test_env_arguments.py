@@ -1,0 +1,172 @@
+"""Env keyword arguments are checked and normalised at make time: a bad type or value is a
+clear error naming the env, the argument and the value, and equal-looking values (seed 1 / 1.0
+/ True, noise 0 / 0.0) never name two item streams."""
+
+from __future__ import annotations
+
+import pytest
+from tomgym.envs.hitom import hitom_item
+from tomgym.envs.tomi import tomi_item
+
+import tomgym
+from tomgym.cli_args import parse_kwargs
+from tomgym.env import EnvArgumentError
+from tomgym.sources import split_seed
+from tomgym.world.hitom import HiToMConfig
+from tomgym.world.tomi import ToMiConfig
+
+HITOM = "ToM-HiToM-O2-v0"
+TOMI = "ToM-ToMi-v0"
+
+
+def ids(env_id: str, n: int = 2, **kwargs: object) -> list[str]:
+    return [it.id for it in tomgym.load_items(env_id, n=n, **kwargs)]
+
+
+def test_cli_reads_python_and_json_constants() -> None:
+    parsed = parse_kwargs(
+        ["a=False", "b=True", "c=None", "d=false", "e=null", "f=0.5", "g=train", "h=[1, 2]"]
+    )
+    assert parsed == {
+        "a": False, "b": True, "c": None, "d": False, "e": None, "f": 0.5, "g": "train",
+        "h": [1, 2],
+    }
+    assert parse_kwargs(["deception=False"])["deception"] is False
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "value"),
+    [
+        (HITOM, "deception", "False"),
+        (HITOM, "deception", "yes"),
+        (HITOM, "deception", 1),
+        (HITOM, "debiased", "False"),
+        (HITOM, "debiased", 0),
+        (HITOM, "prefill_think", "False"),
+        (TOMI, "prefill_think", "yes"),
+        (TOMI, "debiased", "False"),
+        (TOMI, "coloured", 1),
+        ("ToM-OpenToM-v0", "long", "False"),
+    ],
+)
+def test_bool_arguments_refuse_other_types(env_id: str, name: str, value: object) -> None:
+    with pytest.raises(EnvArgumentError) as err:
+        tomgym.make(env_id, **{name: value})
+    message = str(err.value)
+    assert env_id in message and name in message and repr(value) in message
+    assert isinstance(err.value, ValueError) and isinstance(err.value, TypeError)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "value"),
+    [
+        (HITOM, "seed", True),
+        (HITOM, "seed", 1.0),
+        (HITOM, "seed", 1.5),
+        (HITOM, "seed", None),
+        (HITOM, "seed", "1"),
+        (TOMI, "seed", True),
+        (TOMI, "seed", 1.5),
+        (TOMI, "seed", None),
+        (HITOM, "length", 2.0),
+        (HITOM, "length", True),
+        (HITOM, "length", 4),
+        (HITOM, "noise", "0.5"),
+        (HITOM, "noise", None),
+        (HITOM, "noise", True),
+        (HITOM, "noise", 1.0),
+        (HITOM, "orders", 3),
+        (HITOM, "orders", (True,)),
+        (HITOM, "orders", (2.0,)),
+        (HITOM, "orders", ()),
+        (HITOM, "orders", (5,)),
+        (HITOM, "split", "bogus"),
+        (TOMI, "question_types", "memory"),
+        (TOMI, "question_types", ("memory", "bogus")),
+        ("ToM-HiToM-Original-v0", "order", "2"),
+        ("ToM-HiToM-Original-v0", "order", True),
+        ("ToM-HiToM-Original-v0", "order", 5),
+    ],
+)
+def test_bad_values_are_refused_at_make(env_id: str, name: str, value: object) -> None:
+    with pytest.raises(EnvArgumentError) as err:
+        tomgym.make(env_id, **{name: value})
+    message = str(err.value)
+    assert env_id in message and f"{name} must be" in message and repr(value) in message
+
+
+def test_a_config_error_names_the_env() -> None:
+    with pytest.raises(EnvArgumentError, match=f"{HITOM}: debiased stories need orders 1-4"):
+        tomgym.make(HITOM, orders=(0, 1), debiased=True)
+
+
+def test_a_single_order_reads_as_a_one_tuple_hint() -> None:
+    with pytest.raises(EnvArgumentError, match=r"e\.g\. orders=\(3,\)"):
+        tomgym.make(HITOM, orders=3)
+    assert ids(HITOM, orders=[3]) == ids(HITOM, orders=(3,))
+
+
+def test_int_noise_serves_the_float_stream() -> None:
+    # The caches would hide the difference: clear them between the two.
+    hitom_item.cache_clear()
+    with_int = ids(HITOM, noise=0)
+    hitom_item.cache_clear()
+    with_float = ids(HITOM, noise=0.0)
+    assert with_int == with_float
+    assert HiToMConfig(noise=0).canonical() == HiToMConfig(noise=0.0).canonical()
+    assert HiToMConfig(orders=[2]) == HiToMConfig(orders=(2,))
+
+
+def test_integer_like_seeds_are_the_int_stream() -> None:
+    import numpy as np
+
+    assert ids(HITOM, seed=np.int64(3)) == ids(HITOM, seed=3)
+    assert ids(TOMI, seed=np.int64(3)) == ids(TOMI, seed=3)
+    assert ids(HITOM, seed=3)[0].startswith("hitom-gen-train-s3-0-")
+
+
+def test_equal_keys_of_other_types_are_not_conflated_by_the_caches() -> None:
+    hitom_item.cache_clear()
+    tomi_item.cache_clear()
+    split_seed.cache_clear()
+    config = HiToMConfig(orders=(2,))
+    assert "-sTrue-" in hitom_item(config, "train", True, 0).id
+    assert "-s1-" in hitom_item(config, "train", 1, 0).id
+    assert "-s1-" in tomi_item(ToMiConfig(), "train", 1, 0).id
+    assert "-s1.0-" in tomi_item(ToMiConfig(), "train", 1.0, 0).id
+    assert split_seed("hitom", "train", 1.0) != split_seed("hitom", "train", 1)
+
+
+def test_configs_refuse_other_types() -> None:
+    for bad in ({"deception": "False"}, {"length": 2.0}, {"noise": "0.5"}, {"orders": 3},
+                {"orders": (True,)}, {"debiased": 1}):
+        with pytest.raises(ValueError):
+            HiToMConfig(**bad)  # type: ignore[arg-type]
+    for bad_tomi in ({"coloured": "no"}, {"debiased": 1}, {"question_types": "memory"}):
+        with pytest.raises(ValueError):
+            ToMiConfig(**bad_tomi)  # type: ignore[arg-type]
+
+
+def test_documented_values_still_work() -> None:
+    assert ids(HITOM, deception=False, length=2, noise=0.3, seed=5)
+    assert ids(HITOM, deception=None, length=None, debiased=False)
+    assert ids("ToM-HiToM-O2-v0", debiased=True)
+    assert ids(TOMI, coloured=True, question_types=["memory"], debiased=False)
+    env = tomgym.make(HITOM, prefill_think=True)
+    assert env.prefill
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "value"),
+    [
+        ("ToM-FANToM-v0", "kind", 1),
+        ("ToM-FANToM-v0", "context", []),
+        ("ToM-OpenToM-v0", "genre", ["x"]),
+        ("ToM-HiToM-Original-v0", "copy", []),
+    ],
+)
+def test_release_arguments_are_checked_before_data_is_read(
+    env_id: str, name: str, value: object
+) -> None:
+    with pytest.raises(EnvArgumentError, match=f"{env_id}: {name} must be one of"):
+        tomgym.make(env_id, **{name: value})
