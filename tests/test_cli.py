@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 import tomgym
+from tomgym import cli
 from tomgym.cli import main
+from tomgym.data import DownloadError, set_data_root
 
 
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,6 +25,7 @@ def test_show_prints_prompt_and_gold(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     env = tomgym.make("ToM-HiToM-O4-v0")
     env.reset(seed=0)
+    assert env.current_item is not None
     assert f"gold answer: {env.current_item.answer}" in out
     assert "Question: Where does" in out
 
@@ -49,3 +53,155 @@ def test_oracle_reports_agreement_and_writes_disagreements(
     assert out[-1] == "agreement: 0.9667 (29/30)"
     bad = (tmp_path / "items.disagreements.jsonl").read_text().splitlines()
     assert len(bad) == 1 and json.loads(bad[0])["gold"] == "somewhere_else"
+
+
+@pytest.fixture
+def data_root_reset() -> Iterator[None]:
+    yield
+    set_data_root(None)
+
+
+def fail_with(exc: BaseException) -> Callable[..., int]:
+    def handler(*args: object, **kwargs: object) -> int:
+        raise exc
+
+    return handler
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        FileExistsError(17, "File exists", "afile"),
+        NotADirectoryError(20, "Not a directory", "afile/sub"),
+        PermissionError(1, "Operation not permitted", "/sys/x"),
+        IsADirectoryError(21, "Is a directory", "adir"),
+        OSError("nosuchorg/nosuchmodel is not a local folder and is not a valid model identifier"),
+        ImportError("the vllm agent needs vLLM: pip install 'tomgym[vllm]'"),
+        IndexError("options['index']=600 is out of range 0..599"),
+        DownloadError("no network"),
+    ],
+)
+def test_user_errors_print_one_line_not_a_traceback(
+    exc: BaseException, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TOMGYM_DEBUG", raising=False)
+    monkeypatch.setattr(cli, "cmd_list", fail_with(exc))
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == f"tomgym list: error: {exc}\n"
+
+
+def test_key_errors_are_not_quoted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "cmd_list", fail_with(KeyError("no such key")))
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == "tomgym list: error: no such key\n"
+
+
+def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "cmd_list", fail_with(IndexError("deep")))
+    with pytest.raises(IndexError, match="deep"):
+        main(["--debug", "list"])
+    with pytest.raises(IndexError, match="deep"):
+        main(["list", "--debug"])
+    monkeypatch.setenv("TOMGYM_DEBUG", "1")
+    with pytest.raises(IndexError, match="deep"):
+        main(["list"])
+    assert "TOMGYM_DEBUG=1" in cli.build_parser().format_help()
+
+
+def test_a_genuine_bug_is_not_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "cmd_list", fail_with(AttributeError("oops")))
+    with pytest.raises(AttributeError):
+        main(["list"])
+
+
+def test_interrupting_eval_says_how_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomgym.eval.runner
+
+    monkeypatch.setattr(tomgym.eval.runner, "evaluate", fail_with(KeyboardInterrupt()))
+    argv = ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O1-v0", "--out", str(tmp_path)]
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip() == "tomgym eval: interrupted; rerun the same command to resume"
+
+
+def test_real_user_errors_from_the_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TOMGYM_DEBUG", raising=False)
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    oracle = ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O1-v0", "--n", "2", "--out"]
+    cases = [
+        (oracle + [str(afile)], "afile"),
+        (oracle + [str(afile / "sub")], "afile"),
+        (["leaderboard", str(tmp_path / "none"), "--out", str(afile)], "error:"),
+        (["export", "--env", "ToM-HiToM-O1-v0", "--n", "2", "--out", str(tmp_path)], ""),
+        (["eval", "--agent", "oracle", "--suite", str(tmp_path), "--out", str(tmp_path / "o")], ""),
+        (["show", "ToM-HiToM-Original-v0", "--index", "600"], "has 600 items (0..599)"),
+        (["show", "ToM-HiToM-Original-v0", "--index", "-1"], "--index -1 is out of range"),
+        (["show", "ToM-HiToM-O1-v0", "--index", "-1"], "is procedural"),
+    ]
+    for argv, expected in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        # the wording of eval's and export's own messages is theirs; here: one line, no traceback
+        assert err.startswith(f"tomgym {argv[0]}: error: ") and expected in err, (argv, err)
+        assert "Traceback" not in err
+
+
+def test_data_dir_goes_before_or_after_the_subcommand(
+    tmp_path: Path, data_root_reset: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for argv, root in [
+        (["--data-dir", str(first), "data", "status", "--no-checksums"], first),
+        (["data", "status", "--no-checksums", "--data-dir", str(second)], second),
+        (["--data-dir", str(first), "data", "status", "--data-dir", str(second)], second),
+    ]:
+        main(argv)
+        assert f"data root: {root} (from" in capsys.readouterr().out
+        set_data_root(None)
+    args = cli.build_parser().parse_args(["eval", "--agent", "x", "--out", "o", "--data-dir", "d"])
+    assert args.data_dir == "d"
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["eval", "--agent", "oracle", "--env", "E", "--out", "o", "--n"],
+        ["eval", "--agent", "oracle", "--env", "E", "--out", "o", "--workers"],
+        ["eval", "--agent", "oracle", "--env", "E", "--out", "o", "--batch-size"],
+        ["eval", "--agent", "oracle", "--env", "E", "--out", "o", "--max-new-tokens"],
+        ["leaderboard", "--n"],
+        ["export", "--env", "E", "--out", "o.jsonl", "--n"],
+        ["train", "--model", "m", "--epochs"],
+        ["audit", "E", "--n"],
+        ["audit", "E", "--n-train"],
+        ["check", "--items"],
+    ],
+)
+def test_counts_must_be_positive(
+    argv: list[str], value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argv[-1]}: must be a positive integer, got {value}" in err
+
+
+def test_every_int_option_is_a_count_or_known_to_be_signed() -> None:
+    signed = {"--seed", "--index"}  # options where 0 and negative numbers can make sense
+    loose = [
+        f"{parser.prog} {action.option_strings[0]}"
+        for parser in cli._subparsers(cli.build_parser())
+        for action in parser._actions
+        if action.type is int and not signed.intersection(action.option_strings)
+    ]
+    assert loose == []

@@ -87,3 +87,28 @@ def test_register_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text("story,question,answer\nonce,,box\n", encoding="utf-8")
     assert run(["register", str(path), "--id", "Bad-ToM-v0"]) == 1
     assert "line 2: field 'question'" in capsys.readouterr().err
+
+
+def test_register_reads_an_excel_csv_and_names_the_files_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "excel.csv"
+    text = "story,question,answer\n1 Ann put the pen in the box.,Where is the pen?,box\n"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    try:
+        assert run(["register", str(path), "--id", "Excel-ToM-v0"]) == 0
+    finally:
+        unregister_tom_env("Excel-ToM-v0")
+    assert run(["register", str(path), "--id", "Excel-ToM-v0", "--story", "text"]) == 1
+    err = capsys.readouterr().err
+    assert "column 'text' is missing; the file has 'story', 'question', 'answer'" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["data", "audit", "--examples", "-1"], ["register", "f.csv", "--id", "X", "--show", "-1"]],
+)
+def test_negative_counts_are_refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run(argv)
+    assert "must be 0 or more, got -1" in capsys.readouterr().err

@@ -4,13 +4,61 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tomgym.cli_args import parse_kwargs
 
 Handler = Callable[[argparse.Namespace], int]
+
+EPILOG = (
+    "Options --data-dir and --debug go before or after the subcommand. Errors print one line; "
+    "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
+)
+COUNT_OPTIONS = frozenset(
+    {
+        "--n",
+        "--items",
+        "--n-train",
+        "--eval-n",
+        "--workers",
+        "--batch-size",
+        "--max-new-tokens",
+        "--gpus",
+        "--vllm-tp",
+        "--save-steps",
+        "--batch",
+        "--rollouts",
+        "--epochs",
+    }
+)
+"""Options that count something, so 0 or fewer is a mistake (parsed with :func:`positive_int`)."""
+RESUMABLE = frozenset({"eval", "leaderboard"})
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1 (counts of items, workers, tokens, ...)."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int of at least 0 (counts where 0 means none)."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
 
 
 def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
@@ -49,7 +97,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     env = tomgym.make(args.env_id, prompt=args.prompt, **parse_kwargs(args.kwarg))
     options = {"index": args.index} if args.index is not None else None
-    prompt, info = env.reset(seed=args.seed, options=options)
+    try:
+        prompt, info = env.reset(seed=args.seed, options=options)
+    except IndexError:
+        size = getattr(env.unwrapped, "size", None)
+        has = f"has {size} items (0..{size - 1})" if size else "is procedural; use 0 or more"
+        raise IndexError(f"--index {args.index} is out of range: {args.env_id} {has}") from None
     item = env.current_item
     assert item is not None
     print(prompt)
@@ -131,9 +184,48 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_global_options(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--data-dir", default=default, help="root of the dataset releases (else $TOMGYM_DATA)"
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=default,
+        help="on an error, show the traceback (also TOMGYM_DEBUG=1)",
+    )
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every (nested) subcommand parser below ``parser``, each once."""
+    seen: set[int] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    yield child
+                    yield from _subparsers(child)
+
+
+def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Accept the global options after any subcommand too, and make every count positive.
+
+    After the subcommand, ``--data-dir`` and ``--debug`` default to SUPPRESS, so they override
+    the ones given before it only when given. Count options that a subcommand module declared
+    as plain ``int`` get :func:`positive_int`, so no subcommand accepts ``--n 0``.
+    """
+    for child in _subparsers(parser):
+        _add_global_options(child, argparse.SUPPRESS)
+        for action in child._actions:
+            if action.type is int and COUNT_OPTIONS.intersection(action.option_strings):
+                action.type = positive_int
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tomgym", description=__doc__)
-    parser.add_argument("--data-dir", help="root of the dataset releases (else $TOMGYM_DATA)")
+    parser = argparse.ArgumentParser(prog="tomgym", description=__doc__, epilog=EPILOG)
+    _add_global_options(parser, None)
+    parser.set_defaults(debug=False)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="every registered ToM env ID with its metadata")
@@ -151,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="conformance checks (all registered IDs by default)")
     p.add_argument("env_ids", nargs="*")
-    p.add_argument("--items", type=int, default=5, help="items per env to probe")
+    p.add_argument("--items", type=positive_int, default=5, help="items per env to probe")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("oracle", help="agreement of the world-simulator oracle with a JSONL file")
@@ -172,21 +264,64 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_commands(sub)
     add_train_commands(sub)
     add_generalisation_commands(sub)
+    _finish_subcommands(parser)
     return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Errors a user can cause (bad input, missing files or packages, offline): one line each.
+
+    ValueError covers the package's own ItemError, DataFileError, SuiteError, ExportError,
+    RunConflictError, ...; KeyError covers UnknownEnvError; OSError covers MissingDataError
+    and the files and model downloads that fail. The RuntimeErrors listed are the package's.
+    """
+    from tomgym.data import DownloadError
+    from tomgym.eval.plots import PlotsUnavailable
+
+    return (
+        KeyError,
+        ValueError,
+        TypeError,
+        IndexError,
+        OSError,
+        ImportError,
+        DownloadError,
+        PlotsUnavailable,
+    )
+
+
+def _message(exc: BaseException) -> str:
+    if type(exc) is KeyError and len(exc.args) == 1:
+        return str(exc.args[0])  # KeyError's str() would quote it
+    return str(exc) or type(exc).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.data_dir:
-        from tomgym.data import set_data_root
-
-        set_data_root(args.data_dir)
+    debug = args.debug or os.environ.get("TOMGYM_DEBUG", "") not in ("", "0")
+    prog = f"tomgym {args.command}"
     handler: Handler = args.handler
     try:
+        if args.data_dir:
+            from tomgym.data import set_data_root
+
+            set_data_root(args.data_dir)
         return handler(args)
-    except (KeyError, ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"tomgym {args.command}: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        resume = "; rerun the same command to resume" if args.command in RESUMABLE else ""
+        print(f"\n{prog}: interrupted{resume}", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `tomgym list | head`: the reader left, nothing to report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except _user_errors() as exc:
+        if debug:
+            raise
+        print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
         return 2
 
 

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tomgym.cli import non_negative_int
+
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 
 
@@ -183,7 +185,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
     p = sub.add_parser("audit", help="how many release labels contradict the story's rules")
     p.add_argument("datasets", nargs="*", metavar="DATASET", help=", ".join(AUDITS))
-    p.add_argument("--examples", type=int, default=3, help="examples per question type")
+    p.add_argument(
+        "--examples", type=non_negative_int, default=3, help="examples per question type"
+    )
     p.add_argument("--out", metavar="FILE.json", help="write the full reports as JSON")
     p.set_defaults(handler=cmd_audit)
 
@@ -207,5 +211,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--family", default="custom")
     p.add_argument("--usage", choices=("train", "eval-only"), default="train")
     p.add_argument("--held-out", action="store_true")
-    p.add_argument("--show", type=int, default=0, metavar="N", help="print the first N prompts")
+    p.add_argument(
+        "--show", type=non_negative_int, default=0, metavar="N", help="print the first N prompts"
+    )
     p.set_defaults(handler=cmd_register)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ FIELDS = (
 REQUIRED = ("story", "question", "answer")
 LIST_FIELDS = ("candidates", "aliases")
 MAX_LISTED = 20
+MAX_COLUMNS = 30
 YES_NO = frozenset({"yes", "no"})
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
@@ -86,7 +88,7 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[RowProblem], str]:
 def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
     rows: list[Row] = []
     problems: list[RowProblem] = []
-    with file.open(encoding="utf-8") as fh:
+    with file.open(encoding="utf-8-sig") as fh:  # -sig: drop the BOM some editors write
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -107,7 +109,7 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
     """Rows numbered by the line they start on (a quoted field may span lines)."""
     rows: list[Row] = []
     problems: list[RowProblem] = []
-    with file.open(encoding="utf-8", newline="") as fh:
+    with file.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a BOM
         reader = csv.reader(fh)
         header = next(reader, None) or []
         last = reader.line_num
@@ -141,6 +143,38 @@ def _as_list(value: Any, sep: str) -> list[str]:
     raise ValueError(f"expected a list or a {sep!r}-separated string, got {type(value).__name__}")
 
 
+def _as_int(value: Any) -> int:
+    """A whole number from an int, an integral float (``2.0``) or a string of either; never bool.
+
+    Refusing 2.7 instead of truncating it keeps JSONL, CSV and parquet files consistent.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"expected a whole number, got {value}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"expected a whole number, got {value!r}") from None
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if number.is_integer():
+            return int(number)
+        raise ValueError(f"expected a whole number, got {value}")
+    raise ValueError(f"expected a whole number, got {type(value).__name__}")
+
+
+def _listed(columns: Iterable[str]) -> str:
+    names = [repr(c) for c in columns]
+    more = len(names) - MAX_COLUMNS
+    return ", ".join(names[:MAX_COLUMNS]) + (f", ... ({more} more)" if more > 0 else "") or "none"
+
+
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -153,7 +187,9 @@ def _fields(
     problems: list[RowProblem] = []
     for field, column in mapping.items():
         if column not in row:
-            problems.append(RowProblem(where, field, f"column {column!r} is missing"))
+            if field in REQUIRED:  # an optional field a row leaves out is simply absent
+                message = f"column {column!r} is missing (the row has {_listed(row)})"
+                problems.append(RowProblem(where, field, message))
             continue
         value = row[column]
         if _blank(value):
@@ -164,7 +200,7 @@ def _fields(
             if field in LIST_FIELDS:
                 fields[field] = tuple(_as_list(value, sep))
             elif field == "order":
-                fields[field] = int(value)
+                fields[field] = _as_int(value)
             elif field == "answer" and isinstance(value, list | tuple):
                 fields[field] = [str(v) for v in value]
             else:
@@ -198,7 +234,10 @@ def items_from_rows(
     ``mapping`` maps item fields (:data:`FIELDS`) to row keys; unmapped keys go into
     ``metadata``. Ids default to ``<id_prefix>-<number>``; the answer type defaults to
     ``names`` for list answers, ``choice`` with candidates, else ``yes_no`` when every answer
-    without candidates is yes/no, else ``text``.
+    without candidates is yes/no, else ``text``. A row without an optional field's key (a
+    JSONL line with no ``"candidates"``) leaves that field unset; a mapped column that no row
+    has is an error, and so is a row without a required one. ``order`` takes whole numbers
+    only (``2`` or ``2.0``, not ``2.7`` or ``true``).
     """
     unknown = sorted(set(mapping) - set(FIELDS))
     if unknown:
@@ -207,6 +246,16 @@ def items_from_rows(
     if missing:
         raise ValueError(f"the mapping needs a column for {', '.join(missing)}")
     numbered = [r if isinstance(r, tuple) else (n, r) for n, r in enumerate(rows, 1)]
+    columns = list(dict.fromkeys(key for _, row in numbered for key in row))
+    absent = [(f, c) for f, c in mapping.items() if c not in columns]
+    if numbered and absent:  # a mapping mistake: say so once, not on every row
+        raise DataFileError(
+            where,
+            [
+                RowProblem(where, f, f"column {c!r} is missing; the file has {_listed(columns)}")
+                for f, c in absent
+            ],
+        )
     parsed: list[tuple[str, int, dict[str, Any], Mapping[str, Any]]] = []
     problems: list[RowProblem] = []
     for number, row in numbered:

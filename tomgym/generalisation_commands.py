@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from tomgym.cli import positive_int
+
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from tomgym.shortcuts import audit_envs, audit_table
@@ -39,7 +41,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="shortcut audit: baselines, a learned probe and the oracle on an env's test items",
     )
     p.add_argument("envs", nargs="+", metavar="ENV", help="registered env IDs")
-    p.add_argument("--n", type=int, default=300, help="test items per env (default 300)")
-    p.add_argument("--n-train", type=int, default=None, help="probe train items (default 2n)")
+    p.add_argument("--n", type=positive_int, default=300, help="test items per env (default 300)")
+    p.add_argument(
+        "--n-train", type=positive_int, default=None, help="probe train items (default 2n)"
+    )
     p.add_argument("--out", metavar="FILE", help="write the rows as JSON (or the table, .md)")
     p.set_defaults(handler=cmd_audit)

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 import tomgym
-from tomgym.datafile import DataFileError, items_from_rows, load_file_items, register_from_file
+from tomgym.datafile import (
+    DataFileError,
+    column_mapping,
+    items_from_rows,
+    load_file_items,
+    register_from_file,
+)
 from tomgym.registry import unregister_tom_env
 
 STORY = "1 Anne put the ball in the box.\n2 Anne left the room.\n3 Bob moved the ball to the bag."
@@ -119,7 +125,9 @@ def test_jsonl_syntax_errors_and_missing_columns_by_line(tmp_path: Path, env_id:
         register_from_file(path, env_id)
     listed = [str(p) for p in caught.value.problems]
     assert listed[0].startswith("line 3: field '<row>': not JSON")
-    assert listed[1] == "line 4: field 'question': column 'question' is missing"
+    assert listed[1] == (
+        "line 4: field 'question': column 'question' is missing (the row has 'story', 'answer')"
+    )
 
 
 def test_duplicate_ids_and_long_error_lists_are_capped(tmp_path: Path, env_id: str) -> None:
@@ -166,3 +174,71 @@ def test_unknown_suffix(tmp_path: Path, env_id: str) -> None:
     path.write_text("x", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown file type"):
         register_from_file(path, env_id)
+
+
+def test_a_utf8_bom_is_not_part_of_the_first_column(tmp_path: Path, env_id: str) -> None:
+    csv_path = write_csv(
+        tmp_path / "excel.csv", [{"story": STORY, "question": "q?", "answer": "x"}]
+    )
+    csv_path.write_bytes(b"\xef\xbb\xbf" + csv_path.read_bytes())
+    jsonl_path = write_jsonl(
+        tmp_path / "bom.jsonl", [{"story": STORY, "question": "q?", "answer": "x"}]
+    )
+    jsonl_path.write_bytes(b"\xef\xbb\xbf" + jsonl_path.read_bytes())
+    for path in (csv_path, jsonl_path):
+        assert [it.story for it in load_file_items(path, env_id, column_mapping())] == [STORY]
+
+
+@pytest.mark.parametrize("order", [2.7, True, "1.5", "two"])
+def test_an_order_that_is_not_a_whole_number_is_an_error(
+    tmp_path: Path, env_id: str, order: Any
+) -> None:
+    rows = [{"story": STORY, "question": "q?", "answer": "x", "order": 1}]
+    rows.append({**rows[0], "order": order})
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(write_jsonl(tmp_path / "o.jsonl", rows), env_id, order="order")
+    assert [(p.where, p.field) for p in caught.value.problems] == [("line 2", "order")]
+    assert "whole number" in str(caught.value)
+
+
+def test_integral_orders_are_read_the_same_from_every_format(tmp_path: Path, env_id: str) -> None:
+    rows = [{"story": STORY, "question": "q?", "answer": "x", "order": o} for o in (2.0, "3", 1)]
+    mapping = column_mapping(order="order")
+    for path in (write_jsonl(tmp_path / "o.jsonl", rows), write_csv(tmp_path / "o.csv", rows)):
+        assert [it.order for it in load_file_items(path, env_id, mapping)] == [2, 3, 1]
+
+
+def test_parquet_float_orders_must_be_whole(tmp_path: Path, env_id: str) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table(
+        {"story": [STORY] * 2, "question": ["q?"] * 2, "answer": ["x"] * 2, "order": [2.0, 1.7]}
+    )
+    pq.write_table(table, tmp_path / "o.parquet")
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(tmp_path / "o.parquet", env_id, column_mapping(order="order"))
+    assert [(p.where, p.field) for p in caught.value.problems] == [("row 2", "order")]
+
+
+def test_a_jsonl_row_may_leave_out_an_optional_field(tmp_path: Path, env_id: str) -> None:
+    rows: list[dict[str, Any]] = [
+        {"story": STORY, "question": "Where is the ball?", "answer": "bag", "c": ["box", "bag"]},
+        {"story": STORY, "question": "Did Bob see Anne leave?", "answer": "no"},
+    ]
+    items = load_file_items(
+        write_jsonl(tmp_path / "mixed.jsonl", rows), env_id, column_mapping(candidates="c")
+    )
+    assert [it.answer_type for it in items] == ["choice", "yes_no"]
+    assert items[1].candidates == ()
+
+
+def test_a_column_no_row_has_is_reported_once_with_the_files_columns(
+    tmp_path: Path, env_id: str
+) -> None:
+    path = write_csv(tmp_path / "mine.csv", ROWS)
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(path, env_id, question="q", answer="gold", candidates="choices")
+    problems = caught.value.problems
+    assert [p.field for p in problems] == ["story", "candidates"]
+    assert "'text', 'q', 'gold', 'opts'" in str(problems[0])
+    assert env_id not in {s.id for s in tomgym.list_envs()}
