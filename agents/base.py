@@ -126,13 +126,18 @@ def make_agent(spec: str, **options: Any) -> Agent:
     """Build an agent from a spec string: ``oracle``, ``random``, ``heuristic:<name>``,
     ``smollm2``, ``hf:<hub id or path>``, ``vllm:<hub id or path>``, ``openai:<model>@<url>``.
 
-    ``options`` are agent settings (``temperature``, ``max_new_tokens``, ``seed``, ...).
+    ``options`` are agent settings (``temperature``, ``max_new_tokens``, ``seed``, ...). The
+    sampling ones are validated for every kind of agent (``Sampling.from_options``) before the
+    factory runs, so a bad value fails before any model loads.
     """
+    from tomgym.agents.chat import Sampling
+
     kind = spec.split(":", 1)[0].strip()
     if kind not in _KINDS:
         raise ValueError(
             f"unknown agent spec {spec!r}: it should start with one of {', '.join(agent_kinds())}"
         )
+    Sampling.from_options(options)
     module_name, factory_name = _KINDS[kind].split(":")
     factory: AgentFactory = getattr(importlib.import_module(module_name), factory_name)
     return factory(spec, options)

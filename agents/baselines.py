@@ -215,7 +215,8 @@ HEURISTICS: dict[str, Callable[[], Guess]] = {
 
 @dataclass
 class BaselineAgent:
-    """A shortcut policy: one guess per episode, wrapped in the think/answer format."""
+    """A shortcut policy: one guess per episode, wrapped in the think/answer format (after the
+    episode's prefill, as a chat model's response continues it)."""
 
     spec: str
     guess: Guess
@@ -226,7 +227,7 @@ class BaselineAgent:
         responses = []
         for episode in episodes:
             answer, how = self.guess(episode)
-            text = tagged(f"Baseline {self.spec}: {how}.", answer)
+            text = tagged(f"Baseline {self.spec}: {how}.", answer, episode.prefill)
             responses.append(
                 Response(text=text, prompt_tokens=0, completion_tokens=0, extra={"how": how})
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -11,9 +13,22 @@ if TYPE_CHECKING:
     from tomgym.env import ToMEnv
 
 
-def tagged(think: str, answer: str) -> str:
-    """A response in the env's format: ``<think>...</think><answer>...</answer>``."""
-    return f"<think>{think}</think><answer>{answer}</answer>"
+def tagged(think: str, answer: str, prefill: str = "") -> str:
+    """A response in the env's format: ``<think>...</think><answer>...</answer>``.
+
+    With the episode's ``prefill`` (``"<think>\\n"`` when the env sets ``prefill_think``) the
+    response continues after it, as a chat model's does: the env scores ``prefill + response``,
+    so repeating the ``<think>`` tag would break the format rule.
+    """
+    full = f"<think>{think}</think><answer>{answer}</answer>"
+    if not prefill:
+        return full
+    if full.startswith(prefill):
+        return full[len(prefill) :]
+    opening = prefill.strip()
+    if opening and full.startswith(opening):
+        return full[len(opening) :]
+    return full
 
 
 def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = False) -> Episode:
@@ -52,6 +67,9 @@ class Sampling:
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> Sampling:
+        """Sampling from agent options, validated: every agent's factory (through ``make_agent``)
+        and the evaluation runner call it before any model loads, so a bad value such as
+        ``temperature=nan`` fails at once."""
         sampling = cls(
             temperature=float(options.get("temperature", cls.temperature)),
             top_p=float(options.get("top_p", cls.top_p)),
@@ -59,8 +77,10 @@ class Sampling:
             seed=int(options.get("seed", cls.seed)),
             batch_size=int(options.get("batch_size", cls.batch_size)),
         )
-        if sampling.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {sampling.temperature}")
+        if not (math.isfinite(sampling.temperature) and sampling.temperature >= 0):
+            raise ValueError(
+                f"temperature must be a finite number >= 0 (0: greedy), got {sampling.temperature}"
+            )
         if not 0 < sampling.top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1], got {sampling.top_p}")
         if sampling.max_new_tokens < 1 or sampling.batch_size < 1:
@@ -73,6 +93,20 @@ class Sampling:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+SEED_MODULUS = 2**31
+"""Per-item seeds stay below this, so every engine and server accepts them."""
+
+
+def item_seed(seed: int, episode: Episode) -> int:
+    """The seed of one item's sampled response: a function of the run's seed and the item alone.
+
+    So a sampled run draws the same for an item whatever batch it lands in, and a resumed run
+    draws what an uninterrupted one would have.
+    """
+    key = f"tomgym-sample|{seed}|{episode.env_id}|{episode.item_id}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % SEED_MODULUS
 
 
 def chat_prompt(tokenizer: Any, episode: Episode) -> str:

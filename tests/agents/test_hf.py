@@ -78,6 +78,21 @@ def test_sampling_repeats_with_a_seed(agent: hf.HFAgent) -> None:
     assert described["model"].endswith(hf.SMOLLM2_CACHE_NAME)
 
 
+def test_sampled_draws_belong_to_the_item_not_the_batch(agent: hf.HFAgent) -> None:
+    """Each item samples from its own seed: the same text alone or in a batch (a resumed run
+    draws as an uninterrupted one), and another item with the same prompt draws differently
+    (one seed for every batch would repeat the draws)."""
+    sampler = hf.HFAgent.__new__(hf.HFAgent)
+    sampler.__dict__.update(agent.__dict__)
+    sampler.sampling = Sampling(temperature=1.0, top_p=0.9, max_new_tokens=8, seed=7)
+    twins = [Episode(env_id="x", item_id=f"item-{i}", prompt=PROMPTS[1],
+                     messages=episode(PROMPTS[1]).messages) for i in range(2)]
+    together = [r.text for r in sampler.act([episode(PROMPTS[0]), *twins])]
+    alone = [sampler.act([twin])[0].text for twin in twins]
+    assert together[1:] == alone
+    assert alone[0] != alone[1]
+
+
 def test_cache_location_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOMGYM_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from tomgym.agents.base import Episode, make_agent
+from tomgym.agents.chat import item_seed
 from tomgym.agents.openai_api import parse_openai_spec
 
 MAX_REQUESTS = 300
@@ -143,6 +144,16 @@ def test_success_sends_the_chat_request_and_counts_tokens(
     assert script.headers[0]["Authorization"] == "Bearer sk-test"
     described = agent.describe()
     assert described["model"] == "tiny-model" and described["sampling"]["max_new_tokens"] == 33
+
+
+def test_each_item_sends_its_own_seed(server: tuple[str, Script]) -> None:
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", temperature=0.8, seed=3, **FAST)
+    agent.act([episode("path")])
+    agent.act([episode("other")])
+    seeds = [body["seed"] for body in script.bodies]
+    assert seeds == [item_seed(3, episode("path")), item_seed(3, episode("other"))]
+    assert seeds[0] != seeds[1]
 
 
 def test_retries_on_429_5xx_timeouts_and_malformed_replies(server: tuple[str, Script]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from tomgym.agents import chat, hf, vllm
 from tomgym.agents.base import Episode, make_agent
+from tomgym.agents.chat import item_seed
 
 import tomgym
 
@@ -92,10 +93,14 @@ def test_sampling_seeds_each_request(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: dict[str, Any] = {}
     fake_vllm(monkeypatch, calls)
     agent = make_agent("vllm:some/model", temperature=0.7, top_p=0.9, seed=3)
-    episode = Episode(env_id="x", item_id="1", prompt="Q", messages=[])
-    agent.act([episode, episode])
-    assert [p["seed"] for p in calls["params"]] == [3, 4]
+    first, second = (Episode(env_id="x", item_id=i, prompt="Q", messages=[]) for i in "12")
+    agent.act([first, second])
+    seeds = [p["seed"] for p in calls["params"]]
+    assert seeds == [item_seed(3, first), item_seed(3, second)] and seeds[0] != seeds[1]
     assert {p["temperature"] for p in calls["params"]} == {0.7}
+    # A later batch (or a resumed run) seeds an item as before, not from the batch position.
+    agent.act([second])
+    assert [p["seed"] for p in calls["params"]] == [seeds[1]]
 
 
 def test_smollm2_spec_serves_the_cached_safetensors(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,3 +45,20 @@ class ShortestStoryFirstAgent(FirstCandidateAgent):
 
     def prompt_lengths(self, episodes: Sequence[Episode]) -> list[int]:
         return [-len(ep.story) for ep in episodes]
+
+
+class FlakyAgent(FirstCandidateAgent):
+    """Like FirstCandidateAgent, but its request fails for the items in ``failing`` (IDs)."""
+
+    def __init__(self, failing: set[str] | None = None) -> None:
+        super().__init__()
+        self.failing = failing or set()
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        answered = super().act(episodes)
+        return [
+            Response(text="", failed=True, error="HTTP 503: try later")
+            if ep.item_id in self.failing
+            else response
+            for ep, response in zip(episodes, answered, strict=True)
+        ]

@@ -13,15 +13,38 @@ from tomgym.eval.metrics import Summary
 def _print_summary(summary: Summary) -> None:
     print(f"agent: {summary.agent}" + (" (privileged: sees gold)" if summary.privileged else ""))
     width = max((len(e) for e in summary.envs), default=10)
-    print(f"{'env'.ljust(width)}  {'n':>5}  {'acc':>6}  {'95% CI':>13}  {'format':>6}  held-out")
+    print(
+        f"{'env'.ljust(width)}  {'n':>11}  {'failed':>6}  {'acc':>6}  {'95% CI':>13}  "
+        f"{'format':>6}  held-out"
+    )
     for env_id, env in summary.envs.items():
-        ci = f"{env.ci95[0]:.3f}-{env.ci95[1]:.3f}"
+        ci = f"{env.ci95[0]:.3f}-{env.ci95[1]:.3f}" if env.n else "-"
+        n = f"{env.n}/{env.planned}" if env.planned is not None and env.n < env.planned else env.n
+        acc = "-" if env.accuracy is None else f"{env.accuracy:.3f}"
         print(
-            f"{env_id.ljust(width)}  {env.n:>5}  {env.accuracy:>6.3f}  {ci:>13}  "
+            f"{env_id.ljust(width)}  {n:>11}  {env.failed:>6}  {acc:>6}  {ci:>13}  "
             f"{env.format_rate:>6.3f}  {'yes' if env.held_out else 'no'}"
         )
     if summary.held_out_gap is not None:
         print(f"held-out gap (in-dist minus held-out): {summary.held_out_gap:+.3f}")
+    if summary.extra_records:
+        print(
+            f"note: {summary.extra_records} stored records outside this run's plan (an earlier, "
+            "larger --n or other envs) are kept in results.jsonl but not counted"
+        )
+    if not summary.complete and summary.planned_items is not None:
+        print(f"incomplete: {summary.n_items} of {summary.planned_items} planned items scored")
+
+
+def _failures(command: str, failed: int) -> int:
+    """Say how many items failed (stderr); the exit status: 1 when any did, else 0."""
+    if failed:
+        print(
+            f"tomgym {command}: {failed} items failed (agent errors; left out of the numbers); "
+            "rerun the same command to retry them",
+            file=sys.stderr,
+        )
+    return 1 if failed else 0
 
 
 def _sampling(args: argparse.Namespace) -> dict[str, Any]:
@@ -40,6 +63,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate; exit status 1 when items failed (they are retried by a rerun), 2 on errors."""
     from tomgym.eval.runner import evaluate
 
     if bool(args.env) == bool(args.suite):
@@ -54,13 +78,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     _print_summary(summary)
     print(f"results: {args.out}/results.jsonl  summary: {args.out}/summary.json")
-    return 0
+    return _failures("eval", summary.failed_items)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from tomgym.eval.leaderboard import collect, run_suite, to_markdown, write_leaderboard
     from tomgym.eval.suites import load_suite
 
+    status = 0
     if args.suite:
         agents = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
         agents = agents or load_suite(args.suite).agents
@@ -69,6 +94,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             print(f"tomgym leaderboard: {exc}", file=sys.stderr)
             return 2
+        status = _failures("leaderboard", sum(r.failed for r in board.rows))
         if args.dirs:
             board = collect([*(r.directory for r in board.rows), *args.dirs])
     elif args.dirs:
@@ -82,14 +108,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     if "plots_skipped" in written:
         print(written["plots_skipped"], file=sys.stderr)
-    return 0
+    return status
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, default=None, help="items per env (default: suite's, else 100)")
     p.add_argument("--seed", type=int, default=None, help="agent seed (default: suite's, else 0)")
     p.add_argument(
-        "--split", default=None, help="split for envs that take one (default: test / suite's)"
+        "--split",
+        default=None,
+        help="split for envs that take one (default: test / suite's; else val, then test)",
     )
     p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE", help="env kwarg")
     p.add_argument("--batch-size", type=int, default=8)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from html import escape
 
-from tomgym.eval.leaderboard import PRIVILEGED_NOTE, Leaderboard, LeaderboardRow, column_label
+from tomgym.eval.leaderboard import (
+    INCOMPLETE_NOTE,
+    PRIVILEGED_NOTE,
+    Leaderboard,
+    LeaderboardRow,
+    column_labels,
+    items_label,
+)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -76,11 +83,10 @@ def _agent_cell(row: LeaderboardRow) -> str:
 def _main_table(board: Leaderboard) -> str:
     heads = ["agent", "n", "accuracy", "95% CI"]
     head_html = [f"<th>{h}</th>" for h in heads]
+    labels = column_labels(board)
     for env_id in board.envs:
         cls = ' class="held-out"' if board.held_out.get(env_id) else ""
-        head_html.append(
-            f'<th{cls} title="{escape(env_id)}">{escape(column_label(board, env_id))}</th>'
-        )
+        head_html.append(f'<th{cls} title="{escape(env_id)}">{escape(labels[env_id])}</th>')
     head_html += [
         f"<th>{h}</th>"
         for h in (
@@ -100,7 +106,7 @@ def _main_table(board: Leaderboard) -> str:
         ci = "-" if row.ci95 is None else f"{100 * row.ci95[0]:.1f}-{100 * row.ci95[1]:.1f}"
         cells = [
             _agent_cell(row),
-            f'<td data-value="{row.n_items}">{row.n_items}</td>',
+            f'<td data-value="{row.n_items}">{escape(items_label(row))}</td>',
             _cell(row.accuracy),
             f'<td data-value="{row.ci95[0] if row.ci95 else ""}">{ci}</td>',
         ]
@@ -163,6 +169,8 @@ def render_html(board: Leaderboard) -> str:
         if any(r.privileged for r in board.rows)
         else ""
     )
+    if any(not r.complete or r.failed for r in board.rows):
+        note += f"\n<p>{escape(INCOMPLETE_NOTE)}</p>"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <style>{_CSS}</style><script>{_ERRORS_JS}</script></head>

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,21 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tomgym.eval.metrics import EnvSummary, Summary, wilson_interval
-from tomgym.eval.store import SUMMARY_FILE, read_metadata, write_json
+from tomgym.eval.store import (
+    METADATA_FILE,
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    RunFileError,
+    read_metadata,
+    write_json,
+)
 
 PRIVILEGED_NOTE = "sees gold"
+INCOMPLETE_NOTE = (
+    "n shown as done/planned marks an incomplete run (interrupted, or items whose agent "
+    "request failed); its numbers cover the scored items only. Rerun its eval command to "
+    "finish it and retry the failures."
+)
 
 
 class LeaderboardRow(BaseModel):
@@ -23,7 +36,10 @@ class LeaderboardRow(BaseModel):
     privileged: bool = False
     gold_answers: int = 0
     directory: str
-    n_items: int
+    n_items: int = Field(description="Scored items.")
+    failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
+    planned: int | None = Field(default=None, description="Items the run's plan asks for.")
+    complete: bool = Field(default=True, description="Every planned item is scored.")
     accuracy: float | None
     ci95: tuple[float, float] | None = None
     envs: dict[str, float | None] = Field(default_factory=dict, description="Accuracy per env.")
@@ -50,7 +66,7 @@ class Leaderboard(BaseModel):
 
 
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
-    hits = sum(round(e.accuracy * e.n) for e in summary.envs.values())
+    hits = sum(round((e.accuracy or 0.0) * e.n) for e in summary.envs.values())
     n = summary.n_items
     order_hits: dict[str, list[int]] = {}
     for env in summary.envs.values():
@@ -58,7 +74,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
             bucket = order_hits.setdefault(order, [0, 0])
             bucket[0] += round(stats.accuracy * stats.n)
             bucket[1] += stats.n
-    envs = list(summary.envs.values())
+    envs = [e for e in summary.envs.values() if e.n]  # an env with only failures has no numbers
     total = sum(e.n for e in envs) or 1
     return LeaderboardRow(
         agent=summary.agent,
@@ -66,6 +82,9 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         gold_answers=summary.gold_answers,
         directory=directory,
         n_items=n,
+        failed=summary.failed_items,
+        planned=summary.planned_items,
+        complete=summary.complete,
         accuracy=summary.accuracy,
         ci95=wilson_interval(hits, n) if n else None,
         envs={env_id: e.accuracy for env_id, e in summary.envs.items()},
@@ -87,13 +106,23 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
 
 
 def load_summary(directory: str | os.PathLike[str]) -> Summary:
-    """A run's summary (rebuilt from its records when ``summary.json`` is missing)."""
-    path = Path(directory) / SUMMARY_FILE
-    if path.exists():
-        return Summary.model_validate_json(path.read_text(encoding="utf-8"))
+    """A run's summary: ``summary.json``, or rebuilt from the records (changing no file) when
+    that is missing or older than the results or metadata (an interrupted rerun)."""
+    root = Path(directory)
+    path = root / SUMMARY_FILE
+    sources = [root / RESULTS_FILE, root / METADATA_FILE]
+    newest = max((f.stat().st_mtime_ns for f in sources if f.exists()), default=0)
+    if path.exists() and (path.stat().st_mtime_ns >= newest or not sources[1].exists()):
+        try:
+            return Summary.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise RunFileError(
+                f"{path} is not a valid tomgym summary ({exc.__class__.__name__}); delete it "
+                "and it is rebuilt from the run's records"
+            ) from None
     from tomgym.eval.runner import summarise_dir
 
-    return summarise_dir(directory)
+    return summarise_dir(directory, write=False)
 
 
 def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
@@ -131,9 +160,38 @@ def _suite_labels(suite: str) -> dict[str, str]:
     return {e.id: e.label for e in loaded.envs if e.label}
 
 
+def _short_id(env_id: str) -> str:
+    return re.sub(r"^ToM-|-v\d+$", "", env_id)
+
+
+def column_labels(board: Leaderboard) -> dict[str, str]:
+    """A distinct header per env column: the suite's label, else the ID without ``ToM-`` and
+    ``-vN``; labels two envs share fall back to the short ID, then to the full ID."""
+    labels = {e: board.labels.get(e) or _short_id(e) for e in board.envs}
+    for fallback in (_short_id, str):
+        counts = Counter(labels.values())
+        labels = {e: fallback(e) if counts[label] > 1 else label for e, label in labels.items()}
+    return {
+        e: label + (" (held out)" if board.held_out.get(e) else "") for e, label in labels.items()
+    }
+
+
 def column_label(board: Leaderboard, env_id: str) -> str:
-    label = board.labels.get(env_id) or re.sub(r"^ToM-|-v\d+$", "", env_id)
-    return label + (" (held out)" if board.held_out.get(env_id) else "")
+    """The header of one env column (distinct among the board's columns)."""
+    labels = column_labels(board)
+    if env_id in labels:
+        return labels[env_id]
+    return _short_id(env_id) + (" (held out)" if board.held_out.get(env_id) else "")
+
+
+def items_label(row: LeaderboardRow) -> str:
+    """The n cell: scored items, as ``done/planned`` for an incomplete run, failures named."""
+    text = str(row.n_items)
+    if not row.complete and row.planned is not None:
+        text += f"/{row.planned}"
+    if row.failed:
+        text += f" ({row.failed} failed)"
+    return text
 
 
 def agent_label(row: LeaderboardRow) -> str:
@@ -161,12 +219,13 @@ def _gap(value: float | None) -> str:
 def to_markdown(board: Leaderboard) -> str:
     """The leaderboard as a Markdown table (accuracy in %, best first)."""
     header = ["agent", "n", "acc", "95% CI"]
-    header += [column_label(board, e) for e in board.envs]
+    labels = column_labels(board)
+    header += [labels[e] for e in board.envs]
     header += ["in-dist", "held-out", "gap", "format", "untagged acc", "len", "reasoning", "trace"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
-        cells = [agent_label(row), str(row.n_items), _pct(row.accuracy), ci]
+        cells = [agent_label(row), items_label(row), _pct(row.accuracy), ci]
         cells += [_pct(row.envs.get(e)) for e in board.envs]
         cells += [
             _pct(row.in_distribution),
@@ -185,6 +244,8 @@ def to_markdown(board: Leaderboard) -> str:
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
         "of the think part's belief claims that the simulator confirms (generated envs).",
     ]
+    if any(not r.complete or r.failed for r in board.rows):
+        notes.append(INCOMPLETE_NOTE)
     if any(r.privileged for r in board.rows):
         notes.append(
             f"Rows marked ({PRIVILEGED_NOTE}) copied that many answers from the gold label "

@@ -81,19 +81,20 @@ class SliceStats(BaseModel):
 
 
 class EnvSummary(BaseModel):
-    """The numbers for one env of one run."""
+    """The numbers for one env of one run, over its scored items (failed ones left out)."""
 
-    n: int
-    accuracy: float
+    n: int = Field(description="Scored items (failed ones are not scored).")
+    accuracy: float | None = Field(description="Over the scored items; None when there are none.")
     ci95: tuple[float, float]
     held_out: bool = False
+    planned: int | None = Field(default=None, description="Items the run's plan asks for.")
     format_rate: float
     lenient_accuracy: float | None = Field(
         default=None,
         description="Accuracy when untagged responses are judged whole (format ignored).",
     )
     mean_reward: float
-    failed: int = 0
+    failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
     response_tokens_mean: float
     response_tokens_median: float
     response_tokens_source: str = Field(
@@ -128,7 +129,20 @@ class Summary(BaseModel):
         default=0, description="Answers a privileged agent copied from the gold label."
     )
     suite: str | None = None
-    n_items: int
+    n_items: int = Field(description="Scored items, the ones every number here is over.")
+    failed_items: int = Field(
+        default=0, description="Items whose agent request failed: left out; a rerun retries them."
+    )
+    planned_items: int | None = Field(default=None, description="Items the run's plan asks for.")
+    complete: bool = Field(
+        default=True,
+        description="Every planned item is scored (False: interrupted, or items failed).",
+    )
+    extra_records: int = Field(
+        default=0,
+        description="Records in results.jsonl outside the plan (an earlier, larger --n or other "
+        "envs): kept on disk, not counted.",
+    )
     accuracy: float | None = None
     envs: dict[str, EnvSummary]
     in_distribution_accuracy: float | None = None
@@ -273,20 +287,26 @@ def _lenient(records: Sequence[ResultRecord]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
-def summarise_env(records: Sequence[ResultRecord], held_out: bool = False) -> EnvSummary:
+def summarise_env(
+    records: Sequence[ResultRecord], held_out: bool = False, planned: int | None = None
+) -> EnvSummary:
+    """One env's numbers over its scored records; failed records are only counted as failed."""
+    failed = sum(r.failed for r in records)
+    records = [r for r in records if not r.failed]
     n = len(records)
     base = slice_stats(records)
     lengths, source = response_lengths(records)
     return EnvSummary(
         n=n,
-        accuracy=base.accuracy,
+        accuracy=base.accuracy if n else None,
         ci95=base.ci95,
         held_out=held_out,
+        planned=planned,
         format_rate=sum(r.format_ok for r in records) / n if n else 0.0,
         lenient_accuracy=_lenient(records),
         **_trace(records),
         mean_reward=sum(r.reward for r in records) / n if n else 0.0,
-        failed=sum(r.failed for r in records),
+        failed=failed,
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,
@@ -309,8 +329,13 @@ def summarise(
     agent_description: dict[str, Any] | None = None,
     privileged: bool = False,
     suite: str | None = None,
+    planned: dict[str, int] | None = None,
 ) -> Summary:
-    """The run's summary, envs in ``env_ids`` order (envs without records are left out)."""
+    """The run's summary, envs in ``env_ids`` order (envs without records are left out).
+
+    Failed records are left out of every number and counted in ``failed_items``. With
+    ``planned`` (items per env of the run's plan) the summary says whether the run is complete.
+    """
     grouped: dict[str, list[ResultRecord]] = defaultdict(list)
     for record in records:
         grouped[record.env_id].append(record)
@@ -319,23 +344,31 @@ def summarise(
         rows = grouped.get(env_id, [])
         if not rows:
             continue
-        summary = summarise_env(rows, held_out.get(env_id, False))
+        summary = summarise_env(
+            rows, held_out.get(env_id, False), planned.get(env_id) if planned else None
+        )
         if families.get(env_id) in LABEL_FAMILIES:
-            summary.macro_f1 = label_macro_f1(rows)
+            summary.macro_f1 = label_macro_f1([r for r in rows if not r.failed])
         envs[env_id] = summary
-    inside = [s.accuracy for s in envs.values() if not s.held_out]
-    outside = [s.accuracy for s in envs.values() if s.held_out]
+    inside = [s.accuracy for s in envs.values() if not s.held_out and s.accuracy is not None]
+    outside = [s.accuracy for s in envs.values() if s.held_out and s.accuracy is not None]
     in_acc = statistics.fmean(inside) if inside else None
     out_acc = statistics.fmean(outside) if outside else None
+    scored = [r for r in records if not r.failed]
     total = sum(s.n for s in envs.values())
+    planned_items = sum(planned[e] for e in env_ids if e in planned) if planned else None
+    done = total >= planned_items if planned_items is not None else len(scored) == len(records)
     return Summary(
         agent=agent,
         agent_description=agent_description or {},
         privileged=privileged,
-        gold_answers=sum(r.answer_source == "gold" for r in records) if privileged else 0,
+        gold_answers=sum(r.answer_source == "gold" for r in scored) if privileged else 0,
         suite=suite,
         n_items=total,
-        accuracy=sum(r.correct for r in records) / len(records) if records else None,
+        failed_items=len(records) - len(scored),
+        planned_items=planned_items,
+        complete=done,
+        accuracy=sum(r.correct for r in scored) / len(scored) if scored else None,
         envs=envs,
         in_distribution_accuracy=in_acc,
         held_out_accuracy=out_acc,

@@ -24,17 +24,39 @@ def _pyplot():  # type: ignore[no-untyped-def]
     return plt
 
 
+def _order_key(order: str) -> tuple[int, float | str]:
+    try:
+        return (0, float(order))
+    except ValueError:
+        return (1, order)
+
+
+def order_series(board: Leaderboard) -> tuple[list[str], list[tuple[str, list[int], list[float]]]]:
+    """(the orders in numeric order, and per row: its label, x positions, accuracies).
+
+    Positions are indices into the sorted orders: plotting the order strings themselves would
+    make matplotlib place categories in the order it first sees them (2, 4, 0, 1 when the first
+    row lacks orders 0 and 1).
+    """
+    orders = sorted({o for r in board.rows for o in r.by_order}, key=_order_key)
+    series = []
+    for row in board.rows:
+        xs = [k for k, o in enumerate(orders) if o in row.by_order]
+        series.append((agent_label(row), xs, [row.by_order[orders[k]] for k in xs]))
+    return orders, series
+
+
 def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
     """``accuracy_by_order.png`` and ``response_length.png`` under ``directory``."""
     plt = _pyplot()
     directory.mkdir(parents=True, exist_ok=True)
     written = []
 
-    orders = sorted({o for r in board.rows for o in r.by_order}, key=lambda o: (len(o), o))
+    orders, series = order_series(board)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for row in board.rows:
-        xs = [o for o in orders if o in row.by_order]
-        ax.plot(xs, [100 * row.by_order[o] for o in xs], marker="o", label=agent_label(row))
+    for label, xs, ys in series:
+        ax.plot(xs, [100 * y for y in ys], marker="o", label=label)
+    ax.set_xticks(range(len(orders)), orders)
     ax.set_xlabel("ToM order")
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 105)

@@ -58,26 +58,48 @@ class EnvTarget:
         )
 
 
+HELD_OUT_SPLITS = ("val", "test")
+"""Splits tried, in this order, when an env does not take the requested one."""
+
+
 def open_env(
     env_id: str, kwargs: dict[str, Any], split: str | None
 ) -> tuple[ToMEnv, dict[str, Any]]:
-    """Make the env, trying ``split`` when the caller did not set one; returns the kwargs used.
+    """Make the env with ``split`` unless the kwargs set one; returns the kwargs used.
 
-    An env that takes no split (TypeError) or not this one (ValueError) is made without it.
+    An env that has splits but not this one (ValueError) is made with the first held-out split
+    it has (``val``, then ``test``), never silently with its own default (often ``train``); only
+    an env with neither, or one that takes no split at all (TypeError), gets its own default.
+    Any change of split is said on stderr.
     """
     import tomgym
 
     if split is None or "split" in kwargs:
         return tomgym.make(env_id, **kwargs), dict(kwargs)
-    try:
-        return tomgym.make(env_id, **kwargs, split=split), {**kwargs, "split": split}
-    except (TypeError, ValueError) as exc:
-        env = tomgym.make(env_id, **kwargs)
-        print(
-            f"tomgym eval: {env_id} does not take split={split!r} ({exc}); using its own default",
-            file=sys.stderr,
-        )
-        return env, dict(kwargs)
+    refusals = []
+    for candidate in dict.fromkeys([split, *HELD_OUT_SPLITS]):
+        try:
+            env = tomgym.make(env_id, **kwargs, split=candidate)
+        except TypeError as exc:
+            refusals.append(f"it takes no split: {exc}")
+            break
+        except ValueError as exc:
+            refusals.append(str(exc))
+            continue
+        if candidate != split:
+            print(
+                f"tomgym eval: {env_id} has no split {split!r}; using the held-out split "
+                f"{candidate!r} ({refusals[0]})",
+                file=sys.stderr,
+            )
+        return env, {**kwargs, "split": candidate}
+    env = tomgym.make(env_id, **kwargs)
+    print(
+        f"tomgym eval: {env_id} has no split {split!r} nor a held-out one; using its own default "
+        f"({refusals[-1]})",
+        file=sys.stderr,
+    )
+    return env, dict(kwargs)
 
 
 def resolve_targets(
@@ -87,11 +109,16 @@ def resolve_targets(
     split: str | None,
     env_kwargs: dict[str, Any] | None,
 ) -> tuple[list[EnvTarget], str | None, int | None]:
-    """The envs of a run (from IDs or a suite), made once; also the suite's name and seed."""
+    """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
+
+    A repeated env ID is asked once (the first occurrence wins). ``n`` must be at least 1.
+    """
     from tomgym.eval.suites import load_suite
 
     if (env_ids is None) == (suite is None):
         raise ValueError("give either envs (env IDs) or a suite, not both and not neither")
+    if n is not None and n < 1:
+        raise ValueError(f"n (items per env) must be at least 1, got {n}")
     entries: list[tuple[str, dict[str, Any], bool | None, int | None]]
     suite_name: str | None = None
     suite_seed: int | None = None
@@ -110,11 +137,17 @@ def resolve_targets(
             raise ValueError("no env IDs given")
         default_n = n if n is not None else DEFAULT_N
         entries = [(i, dict(env_kwargs or {}), None, None) for i in env_ids]
+    first: dict[str, tuple[str, dict[str, Any], bool | None, int | None]] = {}
+    for entry in entries:
+        first.setdefault(entry[0], entry)
+    entries = list(first.values())
     targets = []
     for env_id, kwargs, held_out, env_n in entries:
         spec = get_spec(env_id)
         env, used = open_env(env_id, kwargs, split)
         wanted = env_n if env_n is not None else default_n
+        if wanted < 1:
+            raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
         size = env.size
         targets.append(
             EnvTarget(
@@ -316,15 +349,40 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def _merge_plans(old: RunMetadata | None, new: list[EnvPlan]) -> list[EnvPlan]:
+def _stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPlan]:
+    """Plans of earlier commands on the directory for envs the current plan leaves out."""
     if old is None:
-        return new
-    merged = {p.env_id: p for p in old.envs}
-    for plan in new:
-        previous = merged.get(plan.env_id)
-        n = max(plan.n, previous.n) if previous else plan.n
-        merged[plan.env_id] = plan.model_copy(update={"n": n})
-    return list(merged.values())
+        return []
+    ours = {p.env_id for p in current}
+    stored = {p.env_id: p for p in [*old.stored_envs, *old.envs] if p.env_id not in ours}
+    return list(stored.values())
+
+
+class OutputDirError(ValueError):
+    """The output directory cannot be used (a file, not writable, cannot be made)."""
+
+
+def prepare_out(directory: Path) -> None:
+    """Make the output directory and check it is writable: before any agent or model loads."""
+    if directory.exists() and not directory.is_dir():
+        raise OutputDirError(f"--out {directory} is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputDirError(f"cannot create --out {directory}: {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputDirError(f"cannot write to --out {directory} (permission denied)")
+
+
+def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], ResultRecord]:
+    """One record per item: the last scored one, else the last failed one (a retried item's
+    new record supersedes its failure)."""
+    best: dict[tuple[str, int], ResultRecord] = {}
+    for record in records:
+        previous = best.get(record.key)
+        if previous is None or record.failed <= previous.failed:
+            best[record.key] = record
+    return best
 
 
 def evaluate(
@@ -347,14 +405,27 @@ def evaluate(
 ) -> Summary:
     """Evaluate ``agent`` (a spec string or an Agent) and write ``out``/results, metadata, summary.
 
-    Items are indices ``0..n-1`` of each env (capped at its size). ``split`` is passed to envs
-    that take one (default: ``test`` for env IDs, the suite's own split for a suite).
-    ``seed`` goes to the agent (default: the suite's seed, else 0). Rerunning on the same
-    ``out`` resumes: items already recorded are skipped. ``workers > 1`` or ``ray_address``
-    runs agent replicas as Ray actors.
+    Items are indices ``0..n-1`` of each env (capped at its size; ``n >= 1``; a repeated env is
+    asked once). ``split`` is passed to envs that take one (default: ``test`` for env IDs, the
+    suite's own split for a suite); an env without it gets a held-out split (see ``open_env``).
+    ``seed`` goes to the agent (default: the suite's seed, else 0), and so does ``batch_size``
+    (the batches the runner asks for are the ones a model agent generates). Sampling options
+    and the output directory are checked before the agent is built.
+
+    Rerunning on the same ``out`` resumes: items already scored are skipped. An item whose
+    agent request failed (``Response.failed``) is recorded as failed, left out of every number
+    and counted in ``failed_items``; a rerun asks it again and the new record replaces it.
+    The summary covers exactly this call's plan: records of an earlier, larger ``n`` or of
+    other envs stay in ``results.jsonl`` uncounted (``extra_records``); ``complete`` says
+    whether every planned item is scored. ``workers > 1`` or ``ray_address`` runs agent
+    replicas as Ray actors.
     """
+    from tomgym.agents.chat import Sampling
+
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if n is not None and n < 1:
+        raise ValueError(f"n (items per env) must be at least 1, got {n}")
     if suite is None and split is None:
         split = DEFAULT_SPLIT
     targets, suite_name, suite_seed = resolve_targets(envs, suite, n, split, env_kwargs)
@@ -371,9 +442,13 @@ def evaluate(
         for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens))
         if v is not None
     }
+    options = {"seed": run_seed, "batch_size": batch_size, **sampling, **(agent_options or {})}
+    Sampling.from_options(options)  # a bad temperature fails here, before any model loads
     spec = agent if isinstance(agent, str) else agent.spec
     directory = Path(out)
+    prepare_out(directory)
     old = read_metadata(directory)
+    plans = [t.plan() for t in targets]
     metadata = RunMetadata(
         tomgym_version=_version(),
         git_revision=git_revision(),
@@ -383,7 +458,8 @@ def evaluate(
         seed=run_seed,
         n=max(t.n for t in targets),
         suite=suite_name,
-        envs=_merge_plans(old, [t.plan() for t in targets]),
+        envs=plans,
+        stored_envs=_stored_plans(old, plans),
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
     if old is not None:
@@ -395,10 +471,9 @@ def evaluate(
             )
         metadata = metadata.model_copy(update={"created": old.created})
     store = ResultsStore(directory)
-    records = store.load()
-    done = {r.key for r in records}
+    best = best_records(store.load())
+    done = {key for key, record in best.items() if not record.failed}
     pending = {t.env_id: [i for i in range(t.n) if (t.env_id, i) not in done] for t in targets}
-    options = {"seed": run_seed, **sampling, **(agent_options or {})}
     built: Agent | None = agent if not isinstance(agent, str) else None
     distributed = workers > 1 or ray_address is not None
     if any(pending.values()) and built is None and not distributed:
@@ -442,7 +517,11 @@ def evaluate(
             todo = pending[target.env_id]
             progress = Progress(target.env_id, target.n, quiet=quiet)
             progress.done = target.n - len(todo)
-            progress.hits = sum(r.correct for r in records if r.env_id == target.env_id)
+            progress.hits = sum(
+                best[(target.env_id, i)].correct
+                for i in range(target.n)
+                if (target.env_id, i) in done
+            )
             env = target.env
             assert env is not None
             for start in range(0, len(todo), batch_size):
@@ -457,19 +536,28 @@ def evaluate(
     return finish(directory, metadata)
 
 
-def finish(directory: Path, metadata: RunMetadata) -> Summary:
-    """Rewrite results in canonical order (env order, then index) and write ``summary.json``."""
+def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Summary:
+    """Summarise the plan of ``metadata`` and write ``summary.json``.
+
+    Keeps one record per item (a retried item's new record replaces its failure) and rewrites
+    the results in canonical order (env order, then index). The summary counts only the
+    planned items, indices ``0..n-1`` of each planned env; other stored records stay on disk
+    (``extra_records``). ``write=False`` changes no file (for readers such as the leaderboard).
+    """
     store = ResultsStore(directory)
     records = store.load()
-    position = {p.env_id: k for k, p in enumerate(metadata.envs)}
-    unique = {r.key: r for r in records}
+    order = [*metadata.envs, *metadata.stored_envs]
+    position = {p.env_id: k for k, p in enumerate(order)}
     ordered = sorted(
-        unique.values(), key=lambda r: (position.get(r.env_id, len(position)), r.env_id, r.index)
+        best_records(records).values(),
+        key=lambda r: (position.get(r.env_id, len(position)), r.env_id, r.index),
     )
-    if [r.key for r in ordered] != [r.key for r in records]:
+    if write and [r.key for r in ordered] != [r.key for r in records]:
         store.rewrite(ordered)
+    planned = {p.env_id: p.n for p in metadata.envs}
+    counted = [r for r in ordered if r.index < planned.get(r.env_id, 0)]
     summary = summarise(
-        ordered,
+        counted,
         [p.env_id for p in metadata.envs],
         {p.env_id: p.held_out for p in metadata.envs},
         {p.env_id: str(p.spec.get("family", "custom")) for p in metadata.envs},
@@ -477,17 +565,21 @@ def finish(directory: Path, metadata: RunMetadata) -> Summary:
         agent_description=metadata.agent_description,
         privileged=metadata.privileged,
         suite=metadata.suite,
+        planned=planned,
     )
-    write_json(directory / SUMMARY_FILE, summary)
+    summary.extra_records = len(ordered) - len(counted)
+    if write:
+        write_json(directory / SUMMARY_FILE, summary)
     return summary
 
 
-def summarise_dir(directory: str | os.PathLike[str]) -> Summary:
-    """Rebuild ``summary.json`` of a results directory from its records."""
+def summarise_dir(directory: str | os.PathLike[str], *, write: bool = True) -> Summary:
+    """Rebuild the summary of a results directory from its records (``summary.json`` too,
+    unless ``write=False``)."""
     metadata = read_metadata(directory)
     if metadata is None:
         raise FileNotFoundError(f"{directory}: no {METADATA_FILE} (not a tomgym eval directory)")
-    return finish(Path(directory), metadata)
+    return finish(Path(directory), metadata, write=write)
 
 
 def _version() -> str:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 RESULTS_FILE = "results.jsonl"
 METADATA_FILE = "metadata.json"
@@ -56,7 +56,12 @@ class ResultRecord(BaseModel):
         default=None, description="Where a privileged agent's answer came from (gold/simulator)."
     )
     seconds: float | None = None
-    failed: bool = False
+    failed: bool = Field(
+        default=False,
+        description="The agent could not answer (a request that kept failing, ...): not a "
+        "result. Summaries leave it out and count it as failed; a rerun asks the item again "
+        "and the new record replaces it.",
+    )
     error: str | None = None
     story_type: str | None = None
     deception: bool | None = None
@@ -91,7 +96,14 @@ class RunMetadata(BaseModel):
     seed: int
     n: int
     suite: str | None = None
-    envs: list[EnvPlan]
+    envs: list[EnvPlan] = Field(
+        description="The plan of the last command on this directory: what its summary covers."
+    )
+    stored_envs: list[EnvPlan] = Field(
+        default_factory=list,
+        description="Envs of earlier commands on this directory outside the plan: their records "
+        "stay in results.jsonl, uncounted, and a later run is checked against their kwargs.",
+    )
     created: str
 
     def conflicts(self, other: RunMetadata) -> list[str]:
@@ -103,7 +115,7 @@ class RunMetadata(BaseModel):
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
         if self.sampling != other.sampling:
             problems.append(f"sampling: {self.sampling} here, {other.sampling} in the directory")
-        theirs = {e.env_id: e for e in other.envs}
+        theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
             if old is not None and old.kwargs != env.kwargs:
@@ -175,11 +187,25 @@ class ResultsStore:
         os.replace(tmp, self.path)
 
 
+class RunFileError(ValueError):
+    """A file of a results directory that cannot be read as what it should be."""
+
+
 def read_metadata(directory: str | os.PathLike[str]) -> RunMetadata | None:
+    """The run's metadata, None when the directory has none; a RunFileError naming the file
+    when it is not valid metadata."""
     path = Path(directory) / METADATA_FILE
     if not path.exists():
         return None
-    return RunMetadata.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        return RunMetadata.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise RunFileError(
+            f"{path} is not valid tomgym run metadata ({reason}): restore it from a backup, or "
+            "move the directory aside and run into a fresh --out (its results.jsonl cannot be "
+            "resumed safely without it)"
+        ) from None
 
 
 def write_json(path: Path, payload: BaseModel | dict[str, Any]) -> None:

@@ -1,0 +1,176 @@
+"""What a summary counts: failed items, the current plan, incomplete runs; checks made early."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tomgym
+from tests.eval.helpers import FirstCandidateAgent, FlakyAgent
+from tomgym.eval import runner
+from tomgym.eval.commands import add_commands
+from tomgym.eval.leaderboard import collect, items_label, to_markdown
+from tomgym.eval.runner import OutputDirError, evaluate, open_env
+from tomgym.eval.store import ResultsStore, RunFileError
+
+ENV = "ToM-HiToM-O1-v0"
+
+
+def item_ids(env_id: str, indices: list[int]) -> set[str]:
+    env = tomgym.make(env_id, split="test")
+    found = set()
+    for index in indices:
+        env.reset(options={"index": index})
+        assert env.current_item is not None
+        found.add(env.current_item.id)
+    return found
+
+
+def run_cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="tomgym")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    code: int = args.handler(args)
+    return code
+
+
+def test_failed_items_are_left_out_counted_and_retried(tmp_path: Path) -> None:
+    flaky = FlakyAgent(failing=item_ids(ENV, [1, 3]))
+    first = evaluate(flaky, [ENV], n=5, out=tmp_path, batch_size=2, quiet=True)
+    assert (first.n_items, first.failed_items, first.planned_items) == (3, 2, 5)
+    assert not first.complete and first.envs[ENV].failed == 2 and first.envs[ENV].n == 3
+    # accuracy over the 3 answered items only (the first-candidate answers)
+    answered = [r for r in ResultsStore(tmp_path).load() if not r.failed]
+    assert first.accuracy == sum(r.correct for r in answered) / 3
+    healthy = FirstCandidateAgent()
+    second = evaluate(healthy, [ENV], n=5, out=tmp_path, batch_size=2, quiet=True)
+    assert len(healthy.seen) == 2  # only the failed items were asked again
+    records = ResultsStore(tmp_path).load()
+    assert [r.index for r in records] == list(range(5)) and not any(r.failed for r in records)
+    assert second.complete and (second.n_items, second.failed_items) == (5, 0)
+    again = FirstCandidateAgent()
+    evaluate(again, [ENV], n=5, out=tmp_path, quiet=True)
+    assert again.seen == []  # a complete run is a no-op
+
+
+def test_eval_command_exits_1_and_says_how_to_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failing = item_ids(ENV, [0])
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: FlakyAgent(failing))
+    out = str(tmp_path / "run")
+    assert run_cli("eval", "--agent", "random", "--env", ENV, "--n", "2", "--out", out) == 1
+    captured = capsys.readouterr()
+    assert "1 items failed" in captured.err and "rerun" in captured.err
+    assert "incomplete: 1 of 2" in captured.out
+    board = to_markdown(collect([out]))
+    assert "| 1/2 (1 failed) |" in board and "incomplete run" in board
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: FirstCandidateAgent())
+    assert run_cli("eval", "--agent", "random", "--env", ENV, "--n", "2", "--out", out) == 0
+
+
+def test_summary_covers_exactly_the_requested_items(tmp_path: Path) -> None:
+    evaluate(FirstCandidateAgent(), [ENV], n=10, out=tmp_path, quiet=True)
+    smaller = evaluate(FirstCandidateAgent(), [ENV], n=5, out=tmp_path, quiet=True)
+    assert smaller.n_items == 5 and smaller.extra_records == 5 and smaller.complete
+    assert len(ResultsStore(tmp_path).load()) == 10  # kept on disk, not counted
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert metadata["n"] == 5 and metadata["envs"][0]["n"] == 5
+    other = evaluate(FirstCandidateAgent(), ["ToM-HiToM-O2-v0"], n=2, out=tmp_path, quiet=True)
+    assert list(other.envs) == ["ToM-HiToM-O2-v0"] and other.extra_records == 10
+    stored = json.loads((tmp_path / "metadata.json").read_text())["stored_envs"]
+    assert [p["env_id"] for p in stored] == [ENV]
+    with pytest.raises(runner.RunConflictError, match="env kwargs"):  # still checked
+        evaluate(FirstCandidateAgent(), [ENV], n=2, split="val", out=tmp_path, quiet=True)
+    back = FirstCandidateAgent()
+    assert evaluate(back, [ENV], n=10, out=tmp_path, quiet=True).n_items == 10
+    assert back.seen == []
+
+
+def test_an_interrupted_rerun_is_flagged_on_the_leaderboard(tmp_path: Path) -> None:
+    evaluate(FirstCandidateAgent(), [ENV], n=4, out=tmp_path, batch_size=2, quiet=True)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(
+            FirstCandidateAgent(interrupt_on_batch=2), [ENV], n=8, out=tmp_path, batch_size=2,
+            quiet=True,
+        )
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    board = collect([tmp_path])
+    (row,) = board.rows
+    assert (row.n_items, row.planned, row.complete) == (6, 8, False)
+    assert items_label(row) == "6/8"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # read-only
+
+
+def test_a_repeated_env_is_asked_once(tmp_path: Path) -> None:
+    agent = FirstCandidateAgent()
+    evaluate(agent, [ENV, ENV], n=3, out=tmp_path, quiet=True)
+    assert len(agent.seen) == 3
+    assert len(json.loads((tmp_path / "metadata.json").read_text())["envs"]) == 1
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_n_below_one_is_refused(tmp_path: Path, n: int) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        evaluate(FirstCandidateAgent(), [ENV], n=n, out=tmp_path, quiet=True)
+
+
+def no_agent(spec: str, **options: Any) -> Any:
+    raise AssertionError("the agent must not be built")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0])
+def test_bad_temperature_fails_before_the_agent_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: float
+) -> None:
+    monkeypatch.setattr(runner, "make_agent", no_agent)
+    with pytest.raises(ValueError, match="temperature"):
+        evaluate("random", [ENV], n=2, out=tmp_path / "run", temperature=value, quiet=True)
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unusable_out_fails_before_the_agent_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "make_agent", no_agent)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(OutputDirError, match=f"{blocker} is a file"):
+        evaluate("random", [ENV], n=2, out=blocker, quiet=True)
+    with pytest.raises(OutputDirError, match="cannot create"):
+        evaluate("random", [ENV], n=2, out=blocker / "run", quiet=True)
+
+
+def test_the_agent_gets_the_batch_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, Any] = {}
+
+    def capture(spec: str, **options: Any) -> FirstCandidateAgent:
+        seen.update(options)
+        return FirstCandidateAgent()
+
+    monkeypatch.setattr(runner, "make_agent", capture)
+    evaluate("random", [ENV], n=2, out=tmp_path, batch_size=12, quiet=True)
+    assert seen["batch_size"] == 12
+
+
+def test_a_corrupt_metadata_file_is_named(tmp_path: Path) -> None:
+    evaluate(FirstCandidateAgent(), [ENV], n=2, out=tmp_path, quiet=True)
+    (tmp_path / "metadata.json").write_text("{not json")
+    with pytest.raises(RunFileError, match=r"metadata\.json is not valid tomgym run metadata"):
+        evaluate(FirstCandidateAgent(), [ENV], n=2, out=tmp_path, quiet=True)
+
+
+def test_an_env_without_the_split_gets_a_held_out_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """ToMi's release ships train and val only: evaluated on val, never on its default train."""
+    try:
+        _, kwargs = open_env("ToM-ToMi-Original-v0", {}, "test")
+    except OSError as exc:
+        pytest.skip(f"ToMi release not available: {exc}")
+    assert kwargs == {"split": "val"}
+    assert "held-out split 'val'" in capsys.readouterr().err
+    _, kwargs = open_env("ToM-HiToM-O1-v0", {}, "test")
+    assert kwargs == {"split": "test"} and not capsys.readouterr().err
