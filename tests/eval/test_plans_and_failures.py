@@ -174,3 +174,13 @@ def test_an_env_without_the_split_gets_a_held_out_one(capsys: pytest.CaptureFixt
     assert "held-out split 'val'" in capsys.readouterr().err
     _, kwargs = open_env("ToM-HiToM-O1-v0", {}, "test")
     assert kwargs == {"split": "test"} and not capsys.readouterr().err
+
+
+def test_a_generated_env_refusing_the_split_gets_a_held_out_one_not_train(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The generated envs refuse a bad split with EnvArgumentError, which is a TypeError too:
+    it must read as "not this split" (try val), not as "takes no split" (its default, train)."""
+    _, kwargs = open_env("ToM-HiToM-O1-v0", {}, "bogus")
+    assert kwargs == {"split": "val"}
+    assert "held-out split 'val'" in capsys.readouterr().err

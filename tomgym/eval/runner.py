@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response, make_agent
-from tomgym.env import ToMEnv
+from tomgym.env import EnvArgumentError, ToMEnv
 from tomgym.eval.metrics import Summary, summarise, think_features
 from tomgym.eval.store import (
     METADATA_FILE,
@@ -80,6 +80,9 @@ def open_env(
     for candidate in dict.fromkeys([split, *HELD_OUT_SPLITS]):
         try:
             env = tomgym.make(env_id, **kwargs, split=candidate)
+        except EnvArgumentError as exc:  # a bad value (it is a TypeError too): try the next
+            refusals.append(str(exc))
+            continue
         except TypeError as exc:
             refusals.append(f"it takes no split: {exc}")
             break
