@@ -11,7 +11,7 @@ import argparse
 from trl import GRPOConfig, GRPOTrainer
 
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
-from tomgym.train.trl_backend import resolve_model_path
+from tomgym.train.trl_backend import device_settings, resolve_model_path
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--model", default="smollm2", help="'smollm2' (bundled), hub ID or path")
@@ -38,10 +38,12 @@ config = GRPOConfig(
     beta=0.0,  # no KL term: no reference model to hold in memory
     logging_steps=1,
     report_to=[],
+    # use_cpu/bf16 from what the machine has: GRPOConfig's bf16 default fails without a GPU.
+    **device_settings(),
 )
 trainer = GRPOTrainer(
     model=resolve_model_path(args.model),
-    # Two functions, format part and answer part: TRL adds them (= the env reward) and logs
+    # Format part, answer part and any other part: TRL adds them (= the env reward) and logs
     # each as rewards/<name>/mean; tom/format_rate and tom/accuracy are logged too.
     reward_funcs=tom_reward_funcs(),
     args=config,

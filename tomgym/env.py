@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -186,7 +186,8 @@ class ToMEnv(gym.Env[str, str]):
 
     ## Arguments
     - ``reward``: preset name, dict of ``RewardSpec`` fields, or a ``RewardSpec``.
-    - ``prompt``: preset name (``default``, ``tomrl``, ``cot``) or a ``PromptPreset``.
+    - ``prompt``: preset name (``default``, ``tomrl``, ``cot``), a ``PromptPreset`` or a dict of
+      its fields.
     - ``prefill_think``: start the response with ``<think>`` (counted by the format rule);
       a bool (``"False"`` is refused, not read as true).
     - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the prompt and, after the
@@ -214,7 +215,7 @@ class ToMEnv(gym.Env[str, str]):
         tom_id: str | None = None,
         *,
         reward: str | dict[str, Any] | RewardSpec = "rlvr",
-        prompt: str | PromptPreset = "default",
+        prompt: str | PromptPreset | Mapping[str, Any] = "default",
         prefill_think: bool = False,
         render_mode: str | None = None,
         **source_kwargs: Any,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -88,15 +89,25 @@ PROMPT_PRESETS: dict[str, PromptPreset] = {
 PREFILL = "<think>\n"
 
 
-def resolve_prompt(prompt: str | PromptPreset) -> PromptPreset:
+def resolve_prompt(prompt: str | Mapping[str, Any] | PromptPreset) -> PromptPreset:
+    """A preset name, a dict of fields, or a preset -> a preset (a clear error otherwise).
+
+    A dict is what a custom preset becomes in a training label's JSON, so it must come back.
+    """
     if isinstance(prompt, PromptPreset):
         return prompt
-    try:
-        return PROMPT_PRESETS[prompt]
-    except KeyError:
-        raise ValueError(
-            f"unknown prompt preset {prompt!r}; presets: {', '.join(PROMPT_PRESETS)}"
-        ) from None
+    if isinstance(prompt, str):
+        try:
+            return PROMPT_PRESETS[prompt]
+        except KeyError:
+            raise ValueError(
+                f"unknown prompt preset {prompt!r}; presets: {', '.join(PROMPT_PRESETS)}"
+            ) from None
+    if isinstance(prompt, Mapping):
+        return PromptPreset.model_validate(dict(prompt))
+    raise TypeError(
+        f"prompt must be a preset name, a dict or a PromptPreset, not {type(prompt).__name__}"
+    )
 
 
 def _assumption_block(preset: PromptPreset, family: str) -> str:

@@ -7,10 +7,22 @@ from pathlib import Path
 
 import pytest
 
+import tomgym
 from tomgym.train.export import EvalOnlyError, ExportError, export_dataset
 from tomgym.train.labels import decode_label, score_label
 
 ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O2-v0"]
+ITEMS = [
+    {
+        "id": f"q{i}",
+        "story": "Ann put the ball in the box. Ann left. Bob moved the ball to the basket.",
+        "question": "Where will Ann look for the ball?",
+        "answer": "box",
+        "candidates": ["box", "basket"],
+        "order": 1,
+    }
+    for i in range(3)
+]
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -69,5 +81,73 @@ def test_errors(tmp_path: Path) -> None:
         export_dataset(["ToM-HiToM-v0"], "train", None, "openrlhf", tmp_path / "x")
     with pytest.raises(ExportError, match="format"):
         export_dataset(["ToM-HiToM-v0"], "train", 1, "csv", tmp_path / "x")  # type: ignore[arg-type]
-    with pytest.raises(ExportError, match="no splits"):
-        export_dataset(["ToM-HiToM-Original-v0"], "train", 1, "jsonl", tmp_path / "x")
+    with pytest.raises(ExportError, match="No ToM env is registered"):
+        export_dataset(["ToM-Bogus-v0"], "train", 1, "jsonl", tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_count_below_one_is_refused(n: int, tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="at least 1"):
+        export_dataset(["ToM-HiToM-v0"], "train", n, "jsonl", tmp_path / "x.jsonl")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "hint"),
+    [("verl", "v.jsonl", r"\.parquet"), ("jsonl", "v.parquet", "JSON lines")],
+)
+def test_suffix_that_disagrees_with_the_format_is_refused(
+    fmt: str, name: str, hint: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ExportError, match=hint):
+        export_dataset(["ToM-HiToM-v0"], "train", 1, fmt, tmp_path / name)  # type: ignore[arg-type]
+    assert not (tmp_path / name).exists()
+
+
+def test_envs_without_splits_are_exported_and_labelled_as_made(
+    tmp_path: Path, data_root: Path
+) -> None:
+    tomgym.register_tom_env("TestExport-NoSplit-v0", items=ITEMS, overwrite=True)
+    try:
+        rows = read_jsonl(
+            export_dataset(
+                ["ToM-HiToM-O1-v0", "ToM-HiToM-Original-O0-v0", "TestExport-NoSplit-v0"],
+                "train",
+                2,
+                "jsonl",
+                tmp_path / "mix.jsonl",
+            )
+        )
+    finally:
+        tomgym.unregister_tom_env("TestExport-NoSplit-v0")
+    kwargs = {row["env_id"]: decode_label(row["label"]).kwargs for row in rows}
+    assert kwargs == {
+        "ToM-HiToM-O1-v0": {"split": "train"},
+        "ToM-HiToM-Original-O0-v0": {},
+        "TestExport-NoSplit-v0": {},
+    }
+    for row in rows[:4]:  # the labels remake the same envs: the gold answers score the maximum
+        score, _ = score_label(row["label"], f"<think>t</think><answer>{row['gold']}</answer>")
+        assert score.correct, row
+
+
+def test_prefill_is_refused_where_the_prompt_cannot_carry_it(tmp_path: Path) -> None:
+    for fmt, name in (("verl", "p.parquet"), ("trl", "p.jsonl")):
+        with pytest.raises(ExportError, match="prefill_think.*--format openrlhf"):
+            export_dataset(
+                ["ToM-HiToM-O1-v0"], "train", 1, fmt, tmp_path / name, prefill_think=True
+            )  # type: ignore[arg-type]
+    # jsonl: the prompt text ends with the prefill, so a response continuing it scores the format
+    (row,) = read_jsonl(
+        export_dataset(
+            ["ToM-HiToM-O1-v0"], "train", 1, "jsonl", tmp_path / "p.jsonl", prefill_think=True
+        )
+    )
+    assert row["prompt"].endswith("<think>\n")
+    score, _ = score_label(row["label"], f"t</think><answer>{row['gold']}</answer>")
+    assert score.format_ok and score.correct
+    # openrlhf: OpenRLHF's agent path appends the prefill (tests/train/test_openrlhf_agent.py)
+    assert export_dataset(
+        ["ToM-HiToM-O1-v0"], "train", 1, "openrlhf", tmp_path / "o.jsonl", prefill_think=True
+    ).exists()

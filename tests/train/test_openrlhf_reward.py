@@ -84,3 +84,17 @@ def test_called_like_openrlhf_in_a_thread() -> None:
     query = PROMPT + f"<think>t</think><answer>{gold}</answer><|im_end|>"
     (info,) = asyncio.run(executor._fetch_rewards_via_func([query], [PROMPT], [label]))
     assert info["rewards"].tolist() == pytest.approx([1.1])
+
+
+def test_prefill_label_needs_the_prefill_in_the_prompt() -> None:
+    # On the reward-file path the prompt is OpenRLHF's chat template, without the env's prefill:
+    # scoring prefill + response would fail every correctly tagged response, so it is refused.
+    label = encode_label("ToM-HiToM-v0", 1, split="train", prefill_think=True)
+    _, gold = label_and_gold()
+    response = f"<think>t</think><answer>{gold}</answer><|im_end|>"
+    out = openrlhf_reward.reward_func([PROMPT + response], [PROMPT], [label])
+    assert out["extra_logs"]["error"].tolist() == [1.0] and out["rewards"].tolist() == [0.0]
+    # with the prefill at the end of the prompt (what the agent path does) it scores in full
+    prompt = PROMPT + "<think>\n"
+    out = openrlhf_reward.reward_func([prompt + response[len("<think>") :]], [prompt], [label])
+    assert out["rewards"].tolist() == pytest.approx([1.1])

@@ -174,3 +174,61 @@ def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     assert best.step == 16  # ties go to the earlier checkpoint
     record = json.loads((tmp_path / checkpoints.BEST_FILE).read_text())
     assert record["best"]["path"].endswith("global_step16_hf") and len(record["all"]) == 4
+
+
+def test_export_eval_only_env_without_splits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root: Path
+) -> None:
+    out = tmp_path / "o.jsonl"
+    argv = ["export", "--env", "ToM-OpenToM-v0", "--allow-eval-only", "--n", "2", "--out", str(out)]
+    assert run(argv) == 0, capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    ("n", "out_name", "message"),
+    [("-3", "x.jsonl", "at least 1"), ("2", "x.parquet", "JSON lines")],
+)
+def test_export_refuses_bad_counts_and_suffixes(
+    n: str, out_name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / out_name
+    assert run(["export", "--env", "ToM-HiToM-v0", "--n", n, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("backend", ["openrlhf", "trl"])
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--train-env", "ToM-HiToM-v0", "--eval-env", "ToM-Bogus-v0", "--n", "8"], "ToM-Bogus-v0"),
+        (["--train-env", "ToM-Bogus-v0", "--n", "8"], "No ToM env is registered"),
+        (["--train-env", "ToM-HiToM-v0", "--n", "0"], "at least 1"),
+    ],
+)
+def test_dry_run_validates_envs_like_the_real_run(
+    backend: str,
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = ["train", "--backend", backend, "--model", "m", "--out", str(tmp_path), "--dry-run"]
+    assert run([*base, *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_dry_run_needs_n_for_procedural_envs_and_takes_envs_without_splits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root: Path
+) -> None:
+    base = ["train", "--model", "m", "--gpus", "1", "--out", str(tmp_path), "--dry-run"]
+    # the README's command without --n: refused in the dry run, as the real run refuses it
+    readme = ["--train-env", "ToM-HiToM-v0", "--eval-env", "ToM-HiToM-O4-v0"]
+    assert run([*base, *readme, "--preset", "paper-2507"]) == 2
+    assert "procedural" in capsys.readouterr().err
+    assert run([*base, *readme, "--preset", "paper-2507", "--n", "900"]) == 0
+    capsys.readouterr()
+    # a release without splits: used whole (600 items, 75 steps of 8), in the dry and real run
+    assert run([*base, "--train-env", "ToM-HiToM-Original-v0"]) == 0
+    argv = shlex.split(capsys.readouterr().out.splitlines()[0])
+    assert argv[argv.index("--ckpt.save_steps") + 1] == "75"

@@ -94,3 +94,77 @@ def test_grpo_trainer_two_steps_on_cpu(tmp_path: Path) -> None:
     assert len(logs) == 2
     assert {"rewards/tom_format_reward/mean", "rewards/tom_answer_reward/mean"} <= set(logs[0])
     assert "tom/format_rate" in logs[0] and "tom/accuracy" in logs[0]
+
+
+def test_a_malformed_label_gives_none_and_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    good_label = tom_dataset("ToM-HiToM-O1-v0", n=1, length=1)["label"][0]
+    good = f"<think>x</think><answer>{gold_of(good_label)}</answer>"
+    labels = [good_label, "junk", '{"env_id": "ToM-Nope-v0", "index": 0}']
+    logged: dict[str, float] = {}
+    kwargs: dict[str, Any] = {"label": labels, "log_metric": logged.__setitem__}
+    with caplog.at_level("WARNING", logger="tomgym.train.trl"):
+        parts = [f([None] * 3, [good] * 3, None, **kwargs) for f in tom_reward_funcs()]
+        total = tom_reward([None] * 3, [good] * 3, None, **kwargs)
+    assert parts == [[0.1, None, None], [1.0, None, None], [0.0, None, None]]
+    assert total == [1.1, None, None]
+    assert "row 1" in caplog.text and "junk" in caplog.text and "row 2" in caplog.text
+    assert logged == {"tom/format_rate": 1.0, "tom/accuracy": 1.0}  # over the scored rows
+
+
+def test_dataset_of_an_env_without_splits() -> None:
+    import tomgym
+
+    items = [
+        {
+            "id": f"q{i}",
+            "story": "Ann put the ball in the box. Ann left. Bob moved the ball to the basket.",
+            "question": "Where will Ann look for the ball?",
+            "answer": "box",
+            "candidates": ["box", "basket"],
+            "order": 1,
+        }
+        for i in range(2)
+    ]
+    tomgym.register_tom_env("TestTRL-MyToM-v0", items=items, overwrite=True)
+    try:
+        ds = tom_dataset("TestTRL-MyToM-v0", n=3)
+        assert len(ds) == 2 and decode_label(ds[0]["label"]).kwargs == {}
+        rewards = tom_reward(
+            [None] * 2, ["<think>t</think><answer>box</answer>"] * 2, None, **{"label": ds["label"]}
+        )
+        assert rewards == [1.1, 1.1]
+    finally:
+        tomgym.unregister_tom_env("TestTRL-MyToM-v0")
+    with pytest.raises(ValueError, match="at least 1"):
+        tom_dataset("ToM-HiToM-O1-v0", n=0)
+    with pytest.raises(ValueError, match="prefill_think"):
+        tom_dataset("ToM-HiToM-O1-v0", n=1, prefill_think=True)
+
+
+def test_grpo_settings_follow_the_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import argparse
+
+    import torch
+
+    trl = pytest.importorskip("trl")
+    from tomgym.train.trl_backend import grpo_settings
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    args = argparse.Namespace(
+        preset="paper-2507",
+        out=str(tmp_path),
+        lr=None,
+        batch=1,
+        rollouts=2,
+        temperature=None,
+        epochs=None,
+        reward=None,
+        save_steps=None,
+    )
+    settings = grpo_settings(args)
+    assert settings["use_cpu"] is True and settings["bf16"] is False
+    config = trl.GRPOConfig(**settings)  # raised "doesn't support bf16/gpu" on CPU before
+    assert config.use_cpu and not config.bf16
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    assert grpo_settings(args)["bf16"] is True and grpo_settings(args)["use_cpu"] is False

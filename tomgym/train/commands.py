@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from tomgym.cli_args import parse_kwargs
-from tomgym.train.export import FORMATS, EvalOnlyError, ExportError, export_dataset
+from tomgym.train.export import (
+    FORMATS,
+    EvalOnlyError,
+    ExportError,
+    export_dataset,
+    item_count,
+    open_export_env,
+)
 from tomgym.train.openrlhf_cmd import (
     PRESETS,
     GpuLayout,
@@ -59,16 +66,33 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return replace(PRESETS[args.preset], **overrides)
 
 
-def _row_count(env_ids: list[str], n: int | None) -> int | None:
-    from tomgym.registry import get_spec
+def check_envs(
+    train_envs: list[str],
+    eval_envs: list[str],
+    *,
+    split: str | None,
+    eval_split: str | None,
+    n: int | None,
+    env_kwargs: dict[str, Any],
+) -> int:
+    """Make every train and eval env as the run will (registered, kwargs, split), before anything
+    is built or run; returns the number of training rows. Raises ExportError with the reason.
 
-    total = 0
-    for env_id in env_ids:
-        size = get_spec(env_id).size
-        if size is None and n is None:
-            return None
-        total += size if n is None else (n if size is None else min(n, size))  # type: ignore[operator]
-    return total
+    A procedural train env needs ``n``; an env that takes no split is used without one (with a
+    logged note), as the export and the evaluation do.
+    """
+    rows = 0
+    for env_id in train_envs:
+        env, _ = open_export_env(env_id, split, **env_kwargs)
+        rows += item_count(env_id, env.size, n)
+    from tomgym.eval.runner import open_env
+
+    for env_id in eval_envs:
+        try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
+            open_env(env_id, {}, eval_split)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ExportError(f"eval env {env_id}: {exc}") from exc
+    return rows
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -96,6 +120,15 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         raise ExportError("give at least one --train-env")
     check_trainable(args.train_env, args.allow_eval_only)
     preset = preset_from_args(args)
+    # The same checks in a dry run as in a real one: a dry run that passes must not fail later.
+    rows = check_envs(
+        args.train_env,
+        args.eval_env,
+        split=args.split,
+        eval_split=args.eval_split,
+        n=args.n,
+        env_kwargs={"reward": preset.reward},
+    )
     out = Path(args.out)
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -105,10 +138,9 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         gpus = 1
     layout = GpuLayout.for_gpus(gpus, args.vllm_tp)
     dataset = out / "data" / "train.jsonl"
-    rows = _row_count(args.train_env, args.n)
     save_steps = args.save_steps
     if save_steps is None:  # one checkpoint per pass over the data
-        save_steps = max(1, (rows or preset.prompts_per_batch) // preset.prompts_per_batch)
+        save_steps = max(1, rows // preset.prompts_per_batch)
     command = build_command(
         args.model,
         dataset,

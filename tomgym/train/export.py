@@ -11,12 +11,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from tomgym.env import ToMEnv
 from tomgym.registry import get_spec
-from tomgym.train.labels import encode_label
+from tomgym.train.labels import EpisodeLabel, labelled_episode, open_labelled_env
 
 Format = Literal["openrlhf", "verl", "trl", "jsonl"]
 FORMATS: tuple[Format, ...] = ("openrlhf", "verl", "trl", "jsonl")
 ABILITY = "theory_of_mind"
+# Formats whose prompt is chat messages only: a response prefill (prefill_think=True) cannot be
+# carried, so a label scoring ``prefill + response`` would misjudge every response. The
+# ``openrlhf`` format can: OpenRLHF's agent path (tomgym/train/openrlhf_agent.py) appends it.
+NO_PREFILL_FORMATS: tuple[Format, ...] = ("verl", "trl")
+PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 class EvalOnlyError(ValueError):
@@ -29,9 +35,13 @@ class ExportError(ValueError):
 
 def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> None:
     """Refuse eval-only envs (OpenToM, FANToM) unless the caller says they accept the terms."""
+    try:
+        specs = [get_spec(env_id) for env_id in env_ids]
+    except KeyError as exc:  # an unknown ID: the message names the nearest registered ones
+        raise ExportError(exc.args[0] if exc.args else str(exc)) from None
     if allow_eval_only:
         return
-    refused = [env_id for env_id in env_ids if get_spec(env_id).usage == "eval-only"]
+    refused = [spec.id for spec in specs if spec.usage == "eval-only"]
     if refused:
         raise EvalOnlyError(
             f"{', '.join(refused)}: registered usage='eval-only': the dataset authors' terms "
@@ -40,29 +50,47 @@ def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> No
         )
 
 
+def check_count(n: int | None) -> None:
+    """Refuse a count of items below 1 (None means every item of a finite env)."""
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ExportError(f"the number of items per env must be at least 1, got {n!r}")
+
+
+def open_export_env(
+    env_id: str, split: str | None, **env_kwargs: Any
+) -> tuple[ToMEnv, dict[str, Any]]:
+    """The env the labels will rebuild and the kwargs they record (``split`` only where the env
+    takes it; see :func:`tomgym.train.labels.open_labelled_env`)."""
+    try:
+        return open_labelled_env(env_id, split, env_kwargs)
+    except (TypeError, ValueError, KeyError) as exc:
+        shown = {**env_kwargs, **({"split": split} if split is not None else {})}
+        # KeyError (an unknown ID) quotes its message: show the text itself.
+        reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise ExportError(f"{env_id}: cannot be made with {shown}: {reason}") from exc
+
+
+def item_count(env_id: str, size: int | None, n: int | None) -> int:
+    """Items to take from an env of ``size`` (None: procedural) when ``n`` were asked for."""
+    check_count(n)
+    if size is None:
+        if n is None:
+            raise ExportError(f"{env_id} is procedural: give the number of items (--n)")
+        return n
+    return size if n is None else min(n, size)
+
+
 def env_rows(
     env_id: str, split: str | None, n: int | None, **env_kwargs: Any
 ) -> Iterator[dict[str, Any]]:
-    """Plain rows for items ``0..n-1`` of one env: prompt text, messages, gold answer, label."""
-    import tomgym
+    """Plain rows for items ``0..n-1`` of one env: prompt text, messages, gold answer, label.
 
-    kwargs = dict(env_kwargs)
-    if split is not None:
-        kwargs["split"] = split
-    try:
-        env = tomgym.make(env_id, **kwargs)
-    except (TypeError, ValueError) as exc:
-        raise ExportError(f"{env_id}: cannot be made with {kwargs}: {exc}") from exc
-    if env.size is None:
-        if n is None:
-            raise ExportError(f"{env_id} is procedural: give the number of items (--n)")
-        count = n
-    else:
-        count = env.size if n is None else min(n, env.size)
-    for index in range(count):
-        observation, info = env.reset(options={"index": index})
-        item = env.current_item
-        assert item is not None
+    ``split`` goes to envs that take it; the label records the kwargs the env was made with.
+    """
+    env, kwargs = open_export_env(env_id, split, **env_kwargs)
+    for index in range(item_count(env_id, env.size, n)):
+        label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
+        observation, info, item = labelled_episode(label)
         yield {
             "env_id": env_id,
             "index": index,
@@ -73,7 +101,7 @@ def env_rows(
             "prompt": observation,
             "messages": info["messages"],
             "gold": item.gold_text,
-            "label": encode_label(env_id, index, **kwargs),
+            "label": label.dumps(),
         }
 
 
@@ -99,6 +127,33 @@ def to_format(row: dict[str, Any], fmt: Format) -> dict[str, Any]:
     raise ExportError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
+def check_suffix(fmt: Format, out: str | Path) -> None:
+    """Refuse an output name whose suffix says another file type than the format writes."""
+    suffix = Path(out).suffix.lower()
+    if fmt == "verl" and suffix not in PARQUET_SUFFIXES:
+        raise ExportError(
+            f"--format verl writes Parquet, but {str(out)!r} does not end in .parquet; "
+            "name the file *.parquet (or use --format jsonl/openrlhf/trl for JSON lines)"
+        )
+    if fmt != "verl" and suffix in PARQUET_SUFFIXES:
+        raise ExportError(
+            f"--format {fmt} writes JSON lines, but {str(out)!r} ends in {suffix}; "
+            "name the file *.jsonl (or use --format verl for Parquet)"
+        )
+
+
+def check_prefill(fmt: Format, env_id: str, prefill: str) -> None:
+    """Refuse ``prefill_think`` where the exported prompt cannot carry the prefill."""
+    if prefill and fmt in NO_PREFILL_FORMATS:
+        raise ExportError(
+            f"{env_id}: prefill_think=True cannot be exported as {fmt}: its prompt is chat "
+            "messages, which cannot start the response with the prefill, while the label scores "
+            "prefill + response. Use --format openrlhf with OpenRLHF's agent path "
+            "(--train.agent_func_path tomgym/train/openrlhf_agent.py, as `tomgym train` does), "
+            "or --format jsonl, whose 'prompt' text ends with the prefill."
+        )
+
+
 def export_dataset(
     env_ids: Sequence[str],
     split: str | None,
@@ -110,14 +165,24 @@ def export_dataset(
 ) -> Path:
     """Write items ``0..n-1`` of each env (finite envs capped at their size) to ``out``.
 
-    ``fmt`` is ``openrlhf``/``trl``/``jsonl`` (JSON lines) or ``verl`` (parquet). ``env_kwargs``
-    (``reward``, ``prompt``...) go to every env and into every label. Returns the path written.
+    ``fmt`` is ``openrlhf``/``trl``/``jsonl`` (JSON lines) or ``verl`` (parquet, ``out`` must
+    end in ``.parquet``). ``n`` must be at least 1 (None: every item of a finite env).
+    ``split`` goes to every env that takes it (with a logged note for one that does not).
+    ``env_kwargs`` (``reward``, ``prompt``...) go to every env; every label records the kwargs
+    its env was made with. ``prefill_think=True`` is refused for ``verl`` and ``trl`` (their
+    prompts cannot carry the prefill); ``openrlhf`` needs OpenRLHF's agent path for it.
+    Nothing is written unless every env can be exported. Returns the path written.
     """
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     if not env_ids:
         raise ExportError("no env IDs given")
+    check_count(n)
+    check_suffix(fmt, out)
     check_trainable(env_ids, allow_eval_only)
+    for env_id in env_ids:
+        env, _ = open_export_env(env_id, split, **env_kwargs)
+        check_prefill(fmt, env_id, env.prefill)
     rows = [
         to_format(row, fmt)
         for env_id in env_ids

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tomgym.env import ToMEnv
-from tomgym.rewards import Score
+from tomgym.items import ToMItem
+from tomgym.rewards import RewardSpec, Score, resolve_reward
+
+logger = logging.getLogger(__name__)
+_SPLIT_NOTES: set[tuple[str, str]] = set()  # (env ID, split) fallbacks already reported
 
 
 class LabelError(ValueError):
@@ -50,30 +57,130 @@ def decode_label(label: str | dict[str, Any] | EpisodeLabel) -> EpisodeLabel:
         ) from None
 
 
+class _CachedEnv(NamedTuple):
+    env: ToMEnv
+    lock: threading.Lock
+
+
 @functools.lru_cache(maxsize=64)
-def _env(env_id: str, kwargs_json: str) -> ToMEnv:
+def _env(env_id: str, kwargs_json: str) -> _CachedEnv:
     import tomgym
 
-    return tomgym.make(env_id, **json.loads(kwargs_json))
+    return _CachedEnv(tomgym.make(env_id, **json.loads(kwargs_json)), threading.Lock())
 
 
-def env_for(label: EpisodeLabel) -> ToMEnv:
-    """A cached env per (ID, kwargs): building one costs more than scoring with it."""
+def _cached(label: EpisodeLabel) -> _CachedEnv:
     return _env(label.env_id, json.dumps(label.kwargs, sort_keys=True))
 
 
+def env_for(label: EpisodeLabel) -> ToMEnv:
+    """A cached env per (ID, kwargs): building one costs more than scoring with it.
+
+    The env is shared: reset/step on it directly only from one thread. The functions below
+    (:func:`episode_prompt`, :func:`labelled_episode`, :func:`score_label`) hold its lock, as
+    trainers call them from several threads at once.
+    """
+    return _cached(label).env
+
+
+def labelled_episode(label: EpisodeLabel) -> tuple[str, dict[str, Any], ToMItem]:
+    """The prompt, reset info and item of the labelled episode (thread-safe)."""
+    env, lock = _cached(label)
+    with lock:
+        observation, info = env.reset(options={"index": label.index})
+        item = env.current_item
+    if item is None:  # reset always sets it; a clear error rather than an assert
+        raise RuntimeError(f"{label.env_id}: reset served no item for index {label.index}")
+    return observation, info, item
+
+
 def episode_prompt(label: EpisodeLabel) -> tuple[str, dict[str, Any]]:
-    """The prompt and reset info of the labelled item."""
-    return env_for(label).reset(options={"index": label.index})
+    """The prompt and reset info of the labelled item (thread-safe)."""
+    observation, info, _ = labelled_episode(label)
+    return observation, info
 
 
 def score_label(
     label: str | dict[str, Any] | EpisodeLabel, response: str
 ) -> tuple[Score, dict[str, Any]]:
-    """Score ``response`` to the labelled item with the env's own ``step``."""
+    """Score ``response`` to the labelled item with the env's own ``step`` (thread-safe).
+
+    The cached env is shared by every caller of the same (ID, kwargs): reset and step run
+    under its lock, so concurrent scorers (veRL's executor, OpenRLHF's threads) never see
+    each other's episode.
+    """
     parsed = decode_label(label)
-    env = env_for(parsed)
-    env.reset(options={"index": parsed.index})
-    _, _, _, _, info = env.step(response)
-    assert env.last_score is not None
-    return env.last_score, info
+    env, lock = _cached(parsed)
+    with lock:
+        env.reset(options={"index": parsed.index})
+        _, _, _, _, info = env.step(response)
+        score = env.last_score
+    if score is None:
+        raise RuntimeError(f"{parsed.env_id}: step left no score")
+    return score, info
+
+
+TRAIN_SPLIT = "train"
+"""The one split an exporter may drop for an env that lacks it (see open_labelled_env)."""
+
+
+def open_labelled_env(
+    env_id: str, split: str | None, kwargs: Mapping[str, Any]
+) -> tuple[ToMEnv, dict[str, Any]]:
+    """The (cached) env that labels with these arguments rebuild, and the kwargs it was made with.
+
+    ``split`` is tried when ``kwargs`` has none. Only the training split, ``train`` (the
+    default of every exporter), falls back: an env that takes no split, or has no ``train``
+    (a release without splits), is then made without one and used whole, with a logged note.
+    Any other split it refuses is an error: asking for ``val`` or ``test`` and getting the
+    env's default (often ``train``) items would be worse than stopping. The returned kwargs
+    are the JSON form a label records, so the reward path remakes exactly this env.
+    """
+    base = decode_label(encode_label(env_id, 0, **kwargs)).kwargs
+    if split is None or "split" in base:
+        return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base)), base
+    with_split = {**base, "split": split}
+    try:
+        return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=with_split)), with_split
+    except (TypeError, ValueError) as exc:
+        if split != TRAIN_SPLIT:
+            raise
+        try:
+            env = env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base))
+        except Exception:
+            raise exc from None
+        if (env_id, split) not in _SPLIT_NOTES:
+            _SPLIT_NOTES.add((env_id, split))
+            logger.warning(
+                "tomgym: %s does not take split=%r (%s); using the env's own items, and its "
+                "labels record no split",
+                env_id,
+                split,
+                exc,
+            )
+        return env, base
+
+
+def reward_spec_for(label: Any) -> RewardSpec | None:
+    """The reward spec a label's env scores with, or None when the label does not say."""
+    try:
+        return env_for(decode_label(label)).reward_spec
+    except Exception:
+        pass
+    try:
+        data = json.loads(label) if isinstance(label, str) else label
+        return resolve_reward(data["kwargs"].get("reward", "rlvr"))
+    except Exception:
+        return None
+
+
+def failure_reward(label: Any) -> float:
+    """What a sample that cannot be scored earns: the minimum of the label's reward spec
+    (format part and answer part both at their worst), or 0.0 when the label names none.
+
+    Every adapter uses this, so an unusable label never earns more than a wrong answer.
+    """
+    spec = reward_spec_for(label)
+    if spec is None:
+        return 0.0
+    return min(spec.format_ok, spec.format_bad) + min(spec.correct, spec.incorrect)

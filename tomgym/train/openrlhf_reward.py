@@ -6,15 +6,13 @@ never raises: OpenRLHF swallows exceptions and leaves the sample without a rewar
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import torch
 
-from tomgym.rewards import REWARD_PRESETS, RewardSpec, resolve_reward
-from tomgym.train.labels import decode_label, env_for, score_label
+from tomgym.train.labels import decode_label, env_for, failure_reward, score_label
 
 logger = logging.getLogger(__name__)
 
@@ -75,24 +73,11 @@ def response_from_query(query: str, prompt: str) -> str:
     return strip_end_tokens(response)
 
 
-def reward_spec_for(label: Any) -> RewardSpec:
-    """The reward spec a label's env scores with; the ``rlvr`` preset when the label is unusable."""
-    try:
-        return env_for(decode_label(label)).reward_spec
-    except Exception:
-        pass
-    try:
-        data = json.loads(label) if isinstance(label, str) else label
-        return resolve_reward(data["kwargs"]["reward"])
-    except Exception:
-        return REWARD_PRESETS["rlvr"]
-
-
 def failure(label: Any) -> Outcome:
     """The outcome of a sample that cannot be scored: the reward's minimum, score 0."""
-    spec = reward_spec_for(label)
-    minimum = min(spec.format_ok, spec.format_bad) + min(spec.correct, spec.incorrect)
-    return Outcome(minimum, 0.0, {"format": 0.0, "answer": 0.0, "order": -1.0, "error": 1.0})
+    return Outcome(
+        failure_reward(label), 0.0, {"format": 0.0, "answer": 0.0, "order": -1.0, "error": 1.0}
+    )
 
 
 def score_response_safely(label: Any, response: str) -> Outcome:
@@ -112,6 +97,28 @@ def score_response_safely(label: Any, response: str) -> Outcome:
     return Outcome(float(score.reward), float(score.correct), logs)
 
 
+def prefill_in_prompt(label: Any, prompt: str) -> bool:
+    """False (with a warning) when the label's env starts responses with a prefill
+    (``prefill_think=True``) that the prompt does not end with.
+
+    The env scores ``prefill + response``; on this path OpenRLHF's prompt is the chat template
+    of the messages, without the prefill, so such a label cannot be scored honestly here. The
+    agent file (``--train.agent_func_path``, what ``tomgym train`` uses) appends the prefill.
+    """
+    try:
+        prefill = env_for(decode_label(label)).prefill
+    except Exception:
+        return True  # an unusable label: scoring reports it
+    if not prefill or prompt.rstrip().endswith(prefill.strip()):
+        return True
+    logger.warning(
+        "tomgym reward: the label asks for prefill_think but the prompt does not end with %r; "
+        "use the agent file (--train.agent_func_path openrlhf_agent.py), which appends it",
+        prefill,
+    )
+    return False
+
+
 def reward_func(
     queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
 ) -> dict[str, Any]:
@@ -121,6 +128,9 @@ def reward_func(
         label = labels[i] if i < len(labels) else None
         try:
             prompt = prompts[i] if i < len(prompts) else ""
+            if not prefill_in_prompt(label, prompt):
+                outcomes.append(failure(label))
+                continue
             outcomes.append(score_response_safely(label, response_from_query(query, prompt)))
         except Exception as exc:  # never let OpenRLHF drop the sample
             logger.warning("tomgym reward: %s: %s", type(exc).__name__, exc)

@@ -4,13 +4,22 @@ that score completions through the env's own ``step`` (via :func:`score_label`).
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tomgym.rewards import Score
-from tomgym.train.labels import decode_label, encode_label, env_for, episode_prompt, score_label
+from tomgym.train.labels import (
+    EpisodeLabel,
+    decode_label,
+    episode_prompt,
+    open_labelled_env,
+    score_label,
+)
 
-RewardFunc = Callable[..., list[float]]
+logger = logging.getLogger(__name__)
+
+RewardFunc = Callable[..., list[float | None]]
 
 
 def completion_text(completion: str | Sequence[dict[str, Any]]) -> str:
@@ -22,14 +31,30 @@ def completion_text(completion: str | Sequence[dict[str, Any]]) -> str:
 
 def score_completions(
     completions: Sequence[str | Sequence[dict[str, Any]]], labels: Sequence[Any]
-) -> list[Score]:
-    """The env's verdict on each completion against the item its label names."""
+) -> list[Score | None]:
+    """The env's verdict on each completion against the item its label names.
+
+    None for a row that cannot be scored (a malformed label, an env that cannot be made...),
+    with a logged warning naming the row: TRL takes None as "no reward for this sample" (in
+    TRL 1.16 a completion that every reward function gives None gets no advantage), while an
+    exception would end the training run.
+    """
     if len(labels) != len(completions):
         raise ValueError(f"{len(completions)} completions but {len(labels)} labels")
-    return [
-        _score(decode_label(label).dumps(), completion_text(c))
-        for c, label in zip(completions, labels, strict=False)
-    ]
+    scores: list[Score | None] = []
+    for row, (completion, label) in enumerate(zip(completions, labels, strict=True)):
+        try:
+            scores.append(_score(decode_label(label).dumps(), completion_text(completion)))
+        except Exception as exc:
+            logger.warning(
+                "tomgym TRL reward: row %d cannot be scored (%s: %s); label %.200r",
+                row,
+                type(exc).__name__,
+                exc,
+                label,
+            )
+            scores.append(None)
+    return scores
 
 
 @functools.lru_cache(maxsize=4096)
@@ -49,12 +74,13 @@ def _labels(kwargs: dict[str, Any]) -> Sequence[Any]:
     return labels
 
 
-def _log(kwargs: dict[str, Any], scores: Sequence[Score]) -> None:
+def _log(kwargs: dict[str, Any], scores: Sequence[Score | None]) -> None:
     """Format rate and accuracy through TRL's ``log_metric`` hook, when the trainer passes it."""
     log_metric = kwargs.get("log_metric")
-    if callable(log_metric) and scores:
-        log_metric("tom/format_rate", sum(s.format_ok for s in scores) / len(scores))
-        log_metric("tom/accuracy", sum(s.correct for s in scores) / len(scores))
+    scored = [s for s in scores if s is not None]
+    if callable(log_metric) and scored:
+        log_metric("tom/format_rate", sum(s.format_ok for s in scored) / len(scored))
+        log_metric("tom/accuracy", sum(s.correct for s in scored) / len(scored))
 
 
 def tom_reward(
@@ -62,11 +88,12 @@ def tom_reward(
     completions: Sequence[str | Sequence[dict[str, Any]]],
     completion_ids: Sequence[Sequence[int]] | None = None,
     **kwargs: Any,
-) -> list[float]:
-    """The env's total reward for each completion (format part + answer part)."""
+) -> list[float | None]:
+    """The env's total reward for each completion (format part + answer part); None for a row
+    whose label cannot be scored."""
     scores = score_completions(completions, _labels(kwargs))
     _log(kwargs, scores)
-    return [float(s.reward) for s in scores]
+    return [None if s is None else float(s.reward) for s in scores]
 
 
 def tom_format_reward(
@@ -74,11 +101,11 @@ def tom_format_reward(
     completions: Sequence[str | Sequence[dict[str, Any]]],
     completion_ids: Sequence[Sequence[int]] | None = None,
     **kwargs: Any,
-) -> list[float]:
-    """The format part of the env's reward (``parts["format"]``)."""
+) -> list[float | None]:
+    """The format part of the env's reward (``parts["format"]``); None for an unscorable row."""
     scores = score_completions(completions, _labels(kwargs))
     _log(kwargs, scores)
-    return [float(s.parts["format"]) for s in scores]
+    return [None if s is None else float(s.parts["format"]) for s in scores]
 
 
 def tom_answer_reward(
@@ -86,9 +113,11 @@ def tom_answer_reward(
     completions: Sequence[str | Sequence[dict[str, Any]]],
     completion_ids: Sequence[Sequence[int]] | None = None,
     **kwargs: Any,
-) -> list[float]:
-    """The correctness part of the env's reward (``parts["answer"]``)."""
-    return [float(s.parts["answer"]) for s in score_completions(completions, _labels(kwargs))]
+) -> list[float | None]:
+    """The correctness part of the env's reward (``parts["answer"]``); None for an unscorable
+    row."""
+    scores = score_completions(completions, _labels(kwargs))
+    return [None if s is None else float(s.parts["answer"]) for s in scores]
 
 
 def tom_other_reward(
@@ -96,10 +125,14 @@ def tom_other_reward(
     completions: Sequence[str | Sequence[dict[str, Any]]],
     completion_ids: Sequence[Sequence[int]] | None = None,
     **kwargs: Any,
-) -> list[float]:
-    """Any reward part beyond format and answer (e.g. trace fidelity); 0 for the usual presets."""
+) -> list[float | None]:
+    """Any reward part beyond format and answer (e.g. trace fidelity); 0 for the usual presets,
+    None for an unscorable row."""
     scores = score_completions(completions, _labels(kwargs))
-    return [float(s.reward - s.parts["format"] - s.parts["answer"]) for s in scores]
+    return [
+        None if s is None else float(s.reward - s.parts["format"] - s.parts["answer"])
+        for s in scores
+    ]
 
 
 def tom_reward_funcs(split_parts: bool = True) -> list[RewardFunc]:
@@ -110,7 +143,8 @@ def tom_reward_funcs(split_parts: bool = True) -> list[RewardFunc]:
     more parts): their sum is the env's reward, and TRL logs each one
     (``rewards/tom_format_reward/mean``...). ``split_parts=False`` returns the total alone.
     Either way format rate and accuracy go to TRL's metrics as ``tom/format_rate`` and
-    ``tom/accuracy``.
+    ``tom/accuracy``. A row whose label cannot be scored gets None from every function (TRL's
+    "no reward"), with a logged warning; they never raise on a bad row.
     """
     if split_parts:
         return [tom_format_reward, tom_answer_reward, tom_other_reward]
@@ -118,35 +152,49 @@ def tom_reward_funcs(split_parts: bool = True) -> list[RewardFunc]:
 
 
 def tom_rows(
-    env_ids: Sequence[str] | str, split: str = "train", n: int = 100, **env_kwargs: Any
+    env_ids: Sequence[str] | str, split: str | None = "train", n: int = 100, **env_kwargs: Any
 ) -> list[dict[str, Any]]:
-    """Rows ``{"prompt": messages, "label", "env_id", "index"}``, items ``0..n-1`` of each env."""
+    """Rows ``{"prompt": messages, "label", "env_id", "index"}``, items ``0..n-1`` of each env.
+
+    ``split`` goes to the envs that take it (an env without splits is used whole, with a
+    logged note); each label records the kwargs its env was made with.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n (items per env) must be at least 1, got {n!r}")
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     rows = []
     for env_id in ids:
-        probe = decode_label(encode_label(env_id, 0, split=split, **env_kwargs))
-        size = env_for(probe).size
+        env, kwargs = open_labelled_env(env_id, split, env_kwargs)
+        if env.prefill:
+            raise ValueError(
+                f"{env_id}: prefill_think=True cannot be expressed in a conversational TRL "
+                "prompt (the label would score prefill + response); use OpenRLHF's agent path "
+                "(tomgym export --format openrlhf) or a plain loop for it"
+            )
+        size = env.size
         for index in range(n if size is None else min(n, size)):
-            label = encode_label(env_id, index, split=split, **env_kwargs)
-            _, info = episode_prompt(decode_label(label))
-            if info.get("prefill"):
-                raise ValueError(
-                    "prefill_think=True cannot be expressed in a conversational TRL prompt"
-                )
+            label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
+            _, info = episode_prompt(label)
             rows.append(
-                {"prompt": info["messages"], "label": label, "env_id": env_id, "index": index}
+                {
+                    "prompt": info["messages"],
+                    "label": label.dumps(),
+                    "env_id": env_id,
+                    "index": index,
+                }
             )
     return rows
 
 
 def tom_dataset(
-    env_ids: Sequence[str] | str, split: str = "train", n: int = 100, **env_kwargs: Any
+    env_ids: Sequence[str] | str, split: str | None = "train", n: int = 100, **env_kwargs: Any
 ) -> Any:
     """A ``datasets.Dataset`` for TRL: conversational ``prompt`` messages plus the ``label`` column.
 
-    ``n`` items per env (indices ``0..n-1``; fewer where the env is smaller). ``env_kwargs`` (e.g.
-    ``length=1``, ``reward="tomrl"``) go to every env and into the labels, so the reward
-    functions rebuild the same env.
+    ``n`` items per env (indices ``0..n-1``; fewer where the env is smaller). ``split`` goes to
+    the envs that take it. ``env_kwargs`` (e.g. ``length=1``, ``reward="tomrl"``, a custom
+    ``prompt=PromptPreset(...)``) go to every env and into the labels, so the reward functions
+    rebuild the same env.
     """
     try:
         import datasets

@@ -8,7 +8,27 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tomgym.train.commands import check_envs, preset_from_args
+from tomgym.train.export import check_trainable
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
+
+DEFAULT_N = 1000  # training items per env when --n is not given
+
+
+def device_settings() -> dict[str, Any]:
+    """``use_cpu`` and ``bf16`` for GRPOConfig from what this machine has.
+
+    TRL's GRPOConfig defaults to ``bf16=True``, which transformers refuses without a GPU
+    ("Your setup doesn't support bf16/gpu"): without CUDA train on the CPU in float32, with it
+    use bf16 where the GPU supports it.
+    """
+    try:
+        import torch
+    except ImportError:
+        return {"use_cpu": True, "bf16": False}
+    if not torch.cuda.is_available():
+        return {"use_cpu": True, "bf16": False}
+    return {"use_cpu": False, "bf16": bool(torch.cuda.is_bf16_supported())}
 
 
 def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -18,8 +38,6 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     TRL always subtracts the group mean first, so this is REINFORCE++-baseline whatever
     ``--estimator`` says (the loop in ``tomgym.train.cpu_loop`` has the plain variant).
     """
-    from tomgym.train.commands import preset_from_args
-
     preset = preset_from_args(args)
     settings: dict[str, Any] = {
         "output_dir": str(Path(args.out)),
@@ -34,6 +52,7 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
         "beta": preset.kl_coef or 0.0,
         "logging_steps": 1,
         "report_to": [],
+        **device_settings(),
     }
     if getattr(args, "save_steps", None):
         settings.update(save_strategy="steps", save_steps=args.save_steps)
@@ -54,10 +73,21 @@ def run_trl(args: argparse.Namespace) -> int:
     if not args.train_env:
         print("tomgym train: give at least one --train-env", file=sys.stderr)
         return 2
-    preset_reward = getattr(args, "reward", None)
-    env_kwargs = {"reward": preset_reward} if preset_reward else {}
+    n = args.n if args.n is not None else DEFAULT_N
     try:
         settings = grpo_settings(args)
+        # The preset's reward, as the OpenRLHF backend uses (--reward overrides it).
+        env_kwargs = {"reward": preset_from_args(args).reward}
+        check_trainable(args.train_env, getattr(args, "allow_eval_only", False))
+        # The same checks in a dry run as in a real one, before anything is built or run.
+        check_envs(
+            args.train_env,
+            list(getattr(args, "eval_env", None) or []),
+            split=args.split,
+            eval_split=getattr(args, "eval_split", None),
+            n=n,
+            env_kwargs=env_kwargs,
+        )
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: {exc}", file=sys.stderr)
         return 2
@@ -69,9 +99,8 @@ def run_trl(args: argparse.Namespace) -> int:
     except ImportError:
         print("tomgym train: the trl backend needs TRL: pip install trl", file=sys.stderr)
         return 2
-    n = args.n if args.n is not None else 1000
     dataset = tom_dataset(args.train_env, split=args.split, n=n, **env_kwargs)
-    # TRL types a reward as list[float | None]; ours never return None, which it accepts.
+    # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
     reward_funcs: list[Any] = list(tom_reward_funcs())
     trainer = trl.GRPOTrainer(
         model=resolve_model_path(args.model),
@@ -90,6 +119,7 @@ def run_trl(args: argparse.Namespace) -> int:
             f"hf:{final}",
             args.eval_env,
             n=getattr(args, "eval_n", None) or 100,
+            split=getattr(args, "eval_split", None),
             out=Path(args.out) / "eval",
         )
         print(json.dumps({k: v.accuracy for k, v in summary.envs.items()}))

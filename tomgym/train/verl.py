@@ -7,11 +7,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from tomgym.train.labels import score_label
+from tomgym.train.labels import reward_spec_for, score_label
 
 # veRL's reward managers collect every key of the returned dict into per-sample lists, so every
 # call returns the same keys, errors included.
-_EMPTY = {"score": 0.0, "format": 0.0, "answer": 0.0, "correct": 0.0, "format_ok": 0.0}
+KEYS = ("score", "format", "answer", "correct", "format_ok", "error")
+
+
+def _unusable(label: Any, exc: BaseException) -> dict[str, Any]:
+    """The result for a sample that cannot be scored: each part at the minimum of the label's
+    reward spec (all 0.0 when the label names none; see :func:`failure_reward`), and why."""
+    try:
+        spec = reward_spec_for(label)
+    except Exception:
+        spec = None
+    fmt = min(spec.format_ok, spec.format_bad) if spec else 0.0
+    answer = min(spec.correct, spec.incorrect) if spec else 0.0
+    return {
+        "score": float(fmt + answer),
+        "format": float(fmt),
+        "answer": float(answer),
+        "correct": 0.0,
+        "format_ok": 0.0,
+        "error": f"{type(exc).__name__}: {exc}"[:300],
+    }
 
 
 def compute_score(
@@ -24,19 +43,23 @@ def compute_score(
     """The env's reward for ``solution_str`` on the item named by ``ground_truth`` (a label).
 
     Returns ``score`` (the env reward), ``format`` and ``answer`` (its parts), ``correct`` and
-    ``format_ok`` (0/1) and ``error`` (empty, or why the sample scored 0). Never raises: a bad
-    label or response scores 0 with the reason in ``error``.
+    ``format_ok`` (0/1) and ``error`` (empty, or why the sample could not be scored). Never
+    raises, and is safe to call from several threads at once. A bad label or a crash scores
+    the minimum of the label's reward preset (``rlvr``: 0.0, ``tomrl``: -3.0; 0.0 when the
+    label names no usable preset, as for text that is not a label), the same as OpenRLHF's
+    ``reward_func``, with the reason in ``error``.
     """
+    label: Any = ground_truth
     try:
         label = ground_truth.item() if hasattr(ground_truth, "item") else ground_truth
         score, _ = score_label(label, str(solution_str))
+        return {
+            "score": float(score.reward),
+            "format": float(score.parts.get("format", 0.0)),
+            "answer": float(score.parts.get("answer", 0.0)),
+            "correct": float(score.correct),
+            "format_ok": float(score.format_ok),
+            "error": "",
+        }
     except Exception as exc:  # a trainer worker must not die on one bad sample
-        return {**_EMPTY, "error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {
-        "score": float(score.reward),
-        "format": float(score.parts.get("format", 0.0)),
-        "answer": float(score.parts.get("answer", 0.0)),
-        "correct": float(score.correct),
-        "format_ok": float(score.format_ok),
-        "error": "",
-    }
+        return _unusable(label, exc)

@@ -1,0 +1,127 @@
+"""Labels: custom prompt presets survive the JSON, thread-safe scoring, consistent failures."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tomgym
+from tomgym.prompts import PromptPreset, resolve_prompt
+from tomgym.train.export import export_dataset
+from tomgym.train.labels import (
+    decode_label,
+    encode_label,
+    failure_reward,
+    labelled_episode,
+    score_label,
+)
+from tomgym.train.trl import tom_dataset
+from tomgym.train.verl import compute_score
+
+ENV = "ToM-HiToM-O1-v0"
+MINE = PromptPreset(name="mine", system="Answer in tags, briefly.", assumptions="none")
+
+
+def gold(label: str) -> str:
+    return labelled_episode(decode_label(label))[2].gold_text
+
+
+def test_resolve_prompt_takes_a_dict_and_explains_other_types() -> None:
+    assert resolve_prompt(MINE.model_dump()) == MINE
+    assert resolve_prompt("cot").name == "cot"
+    with pytest.raises(TypeError, match="preset name, a dict or a PromptPreset, not int"):
+        resolve_prompt(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown prompt preset"):
+        resolve_prompt("nope")
+    env = tomgym.make(ENV, prompt=MINE.model_dump())
+    _, info = env.reset(options={"index": 0})
+    assert info["messages"][0]["content"] == MINE.system
+
+
+def test_custom_preset_round_trips_through_a_label(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = export_dataset([ENV], "train", 2, "verl", tmp_path / "cp.parquet", prompt=MINE)
+    rows = pq.read_table(path).to_pylist()
+    assert rows[0]["prompt"][0]["content"] == MINE.system
+    for row in rows:
+        label = row["reward_model"]["ground_truth"]
+        result = compute_score(ENV, f"<think>t</think><answer>{gold(label)}</answer>", label)
+        assert result["error"] == "" and result["score"] == pytest.approx(1.1)
+    dataset = tom_dataset(ENV, n=1, prompt=MINE)
+    assert dataset[0]["prompt"][0]["content"] == MINE.system
+
+
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    # Switch threads every microsecond so that an unlocked reset/step race shows up at once.
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(previous)
+
+
+def test_scoring_from_many_threads_gives_every_gold_answer_the_maximum(
+    fast_switching: None,
+) -> None:
+    labels = [encode_label(ENV, i, split="train", length=1) for i in range(16)]
+    answers = {label: f"<think>t</think><answer>{gold(label)}</answer>" for label in labels}
+    results: list[tuple[float, str]] = []
+    lock = threading.Lock()
+
+    def work(offset: int) -> None:
+        mine = []
+        for round_ in range(12):
+            for k in range(len(labels)):
+                label = labels[(k + offset + round_) % len(labels)]
+                if k % 2:
+                    out = compute_score(ENV, answers[label], label)
+                    mine.append((out["score"], out["error"]))
+                else:
+                    score, _ = score_label(label, answers[label])
+                    mine.append((score.reward, ""))
+        with lock:
+            results.extend(mine)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8 * 12 * 16
+    bad = [r for r in results if r != pytest.approx((1.1, ""))]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize(
+    ("label", "minimum"),
+    [
+        ("not json", 0.0),
+        (json.dumps({"env_id": ENV, "index": -1, "kwargs": {"reward": "tomrl"}}), -3.0),
+        (json.dumps({"env_id": ENV, "index": -1, "kwargs": {}}), 0.0),
+        (encode_label(ENV, 10**12, reward="tomrl"), -3.0),  # a valid label, an index too large
+    ],
+)
+def test_unusable_labels_score_the_presets_minimum_everywhere(label: str, minimum: float) -> None:
+    assert failure_reward(label) == minimum
+    result = compute_score(ENV, "<think>t</think><answer>x</answer>", label)
+    assert result["score"] == minimum and result["error"]
+    assert result["format"] + result["answer"] == minimum
+    openrlhf_reward = pytest.importorskip("tomgym.train.openrlhf_reward")
+    out = openrlhf_reward.reward_func(["<answer>x</answer>"], [""], [label])
+    assert out["rewards"].tolist() == [minimum]
+
+
+def test_a_refused_held_out_or_unknown_split_is_an_error_not_the_default_items() -> None:
+    """Only the training split falls back to an env's own items; asking for test or a typo
+    must not quietly export the env's default (train) items."""
+    from tomgym.train.labels import open_labelled_env
+
+    with pytest.raises((TypeError, ValueError), match="split"):
+        open_labelled_env("ToM-HiToM-O1-v0", "tset", {})
+    with pytest.raises((TypeError, ValueError)):
+        open_labelled_env("ToM-OpenToM-v0", "test", {})
