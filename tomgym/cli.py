@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from tomgym.cli_args import parse_kwargs
+from tomgym.cli_args import parse_kwargs, positive_int
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -17,48 +17,7 @@ EPILOG = (
     "Options --data-dir and --debug go before or after the subcommand. Errors print one line; "
     "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
 )
-COUNT_OPTIONS = frozenset(
-    {
-        "--n",
-        "--items",
-        "--n-train",
-        "--eval-n",
-        "--workers",
-        "--batch-size",
-        "--max-new-tokens",
-        "--gpus",
-        "--vllm-tp",
-        "--save-steps",
-        "--batch",
-        "--rollouts",
-        "--epochs",
-    }
-)
-"""Options that count something, so 0 or fewer is a mistake (parsed with :func:`positive_int`)."""
 RESUMABLE = frozenset({"eval", "leaderboard"})
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an int of at least 1 (counts of items, workers, tokens, ...)."""
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    """An argparse type: an int of at least 0 (counts where 0 means none)."""
-    value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
 
 
 def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
@@ -209,17 +168,13 @@ def _subparsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentPa
 
 
 def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
-    """Accept the global options after any subcommand too, and make every count positive.
+    """Accept the global options after any subcommand too.
 
     After the subcommand, ``--data-dir`` and ``--debug`` default to SUPPRESS, so they override
-    the ones given before it only when given. Count options that a subcommand module declared
-    as plain ``int`` get :func:`positive_int`, so no subcommand accepts ``--n 0``.
+    the ones given before it only when given.
     """
     for child in _subparsers(parser):
         _add_global_options(child, argparse.SUPPRESS)
-        for action in child._actions:
-            if action.type is int and COUNT_OPTIONS.intersection(action.option_strings):
-                action.type = positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:

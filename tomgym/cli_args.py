@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -30,3 +31,26 @@ def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             kwargs[key] = raw
     return kwargs
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int of at least 1 (counts of items, workers, tokens, ...)."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an int of at least 0 (counts where 0 means none)."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli import non_negative_int
+from tomgym.cli_args import non_negative_int
 
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tomgym.cli import positive_int
+from tomgym.cli_args import positive_int
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

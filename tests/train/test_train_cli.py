@@ -22,7 +22,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def run(argv: list[str]) -> int:
-    args = parse(argv)
+    """The command's exit status (argparse's own refusals, such as ``--n 0``, exit 2)."""
+    try:
+        args = parse(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
     return int(args.handler(args))
 
 
@@ -124,14 +128,18 @@ def test_train_overrides_and_address(capsys: pytest.CaptureFixture[str], tmp_pat
     assert argv[argv.index("--algo.advantage.estimator") + 1] == "reinforce_baseline"
 
 
-def test_train_refuses_eval_only_and_no_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_refuses_eval_only_and_no_gpu(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert run(["train", "--model", "m", "--train-env", "ToM-OpenToM-v0", "--dry-run"]) == 2
     assert "eval-only" in capsys.readouterr().err
-    assert (
-        run(["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "4", "--gpus", "0"])
-        == 2
-    )
+    from tomgym.train import commands
+
+    monkeypatch.setattr(commands, "detect_gpus", lambda: 0)  # a machine without CUDA GPUs
+    assert run(["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "4"]) == 2
     assert "no CUDA GPU" in capsys.readouterr().err
+    assert run(["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--gpus", "0"]) == 2
+    assert "positive integer" in capsys.readouterr().err
 
 
 def test_trl_backend_is_lazy(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
@@ -187,7 +195,7 @@ def test_export_eval_only_env_without_splits(
 
 @pytest.mark.parametrize(
     ("n", "out_name", "message"),
-    [("-3", "x.jsonl", "at least 1"), ("2", "x.parquet", "JSON lines")],
+    [("-3", "x.jsonl", "positive integer"), ("2", "x.parquet", "JSON lines")],
 )
 def test_export_refuses_bad_counts_and_suffixes(
     n: str, out_name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -203,7 +211,7 @@ def test_export_refuses_bad_counts_and_suffixes(
     [
         (["--train-env", "ToM-HiToM-v0", "--eval-env", "ToM-Bogus-v0", "--n", "8"], "ToM-Bogus-v0"),
         (["--train-env", "ToM-Bogus-v0", "--n", "8"], "No ToM env is registered"),
-        (["--train-env", "ToM-HiToM-v0", "--n", "0"], "at least 1"),
+        (["--train-env", "ToM-HiToM-v0", "--n", "0"], "positive integer"),
     ],
 )
 def test_dry_run_validates_envs_like_the_real_run(

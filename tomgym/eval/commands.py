@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs
+from tomgym.cli_args import parse_kwargs, positive_int
 from tomgym.eval.metrics import Summary
 
 
@@ -112,7 +112,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=None, help="items per env (default: suite's, else 100)")
+    p.add_argument(
+        "--n", type=positive_int, default=None, help="items per env (default: suite's, else 100)"
+    )
     p.add_argument("--seed", type=int, default=None, help="agent seed (default: suite's, else 0)")
     p.add_argument(
         "--split",
@@ -120,11 +122,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="split for envs that take one (default: test / suite's; else val, then test)",
     )
     p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE", help="env kwarg")
-    p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--workers", type=int, default=1, help="agent replicas as Ray actors (> 1)")
+    p.add_argument("--batch-size", type=positive_int, default=8)
+    p.add_argument(
+        "--workers", type=positive_int, default=1, help="agent replicas as Ray actors (> 1)"
+    )
     p.add_argument("--ray-address", default=None, help="join a Ray cluster (implies Ray)")
     p.add_argument("--temperature", type=float, default=None)
-    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--max-new-tokens", type=positive_int, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 

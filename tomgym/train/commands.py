@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs
+from tomgym.cli_args import parse_kwargs, positive_int
 from tomgym.train.export import (
     FORMATS,
     EvalOnlyError,
@@ -217,7 +217,7 @@ def add_commands(subparsers: Any) -> None:
     p = subparsers.add_parser("export", help="write env items as a training dataset")
     p.add_argument("--env", nargs="+", action="extend", required=True, metavar="ID")
     p.add_argument("--split", default="train", help="env split (default: train)")
-    p.add_argument("--n", type=int, help="items per env (needed for procedural envs)")
+    p.add_argument("--n", type=positive_int, help="items per env (needed for procedural envs)")
     p.add_argument("--format", choices=FORMATS, default="openrlhf")
     p.add_argument("--out", required=True, help="output file (.jsonl, or .parquet for verl)")
     p.add_argument(
@@ -241,24 +241,26 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--eval-env", nargs="+", action="extend", default=[], metavar="ID")
     p.add_argument("--preset", choices=sorted(PRESETS), default="paper-2507")
     p.add_argument("--estimator", choices=("reinforce", "reinforce_baseline"), default="reinforce")
-    p.add_argument("--gpus", type=int, help="GPUs to use (default: all CUDA devices here)")
-    p.add_argument("--vllm-tp", type=int, default=1, help="vLLM tensor parallel size")
+    p.add_argument("--gpus", type=positive_int, help="GPUs to use (default: all CUDA devices here)")
+    p.add_argument("--vllm-tp", type=positive_int, default=1, help="vLLM tensor parallel size")
     p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
-    p.add_argument("--n", type=int, help="training items per env")
+    p.add_argument("--n", type=positive_int, help="training items per env")
     p.add_argument("--split", default="train", help="training split (default: train)")
     p.add_argument("--out", default="runs/train", help="run directory")
-    p.add_argument("--save-steps", type=int, help="checkpoint every N steps (default: per epoch)")
+    p.add_argument(
+        "--save-steps", type=positive_int, help="checkpoint every N steps (default: per epoch)"
+    )
     p.add_argument("--eval-agent", choices=("vllm", "hf"), default="vllm")
-    p.add_argument("--eval-n", type=int, help="items per eval env")
+    p.add_argument("--eval-n", type=positive_int, help="items per eval env")
     p.add_argument("--eval-split", default="val", help="split to pick the best checkpoint on")
     p.add_argument("--python", default="python3", help="interpreter that has OpenRLHF")
     p.add_argument("--allow-eval-only", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
     overrides = p.add_argument_group("preset overrides")
     overrides.add_argument("--lr", type=float)
-    overrides.add_argument("--batch", type=int, help="prompts per rollout batch")
-    overrides.add_argument("--rollouts", type=int, help="rollouts per prompt")
+    overrides.add_argument("--batch", type=positive_int, help="prompts per rollout batch")
+    overrides.add_argument("--rollouts", type=positive_int, help="rollouts per prompt")
     overrides.add_argument("--temperature", type=float)
-    overrides.add_argument("--epochs", type=int)
+    overrides.add_argument("--epochs", type=positive_int)
     overrides.add_argument("--reward", help="env reward preset (rlvr, tomrl, accuracy)")
     p.set_defaults(handler=cmd_train)
