@@ -104,7 +104,15 @@ def resolve_model(spec: str) -> tuple[str, str]:
     if target == "smollm2":
         path, source = smollm2_path()
         return str(path), source
-    return target, "path" if Path(target).exists() else "hub"
+    if Path(target).expanduser().exists():
+        return str(Path(target).expanduser()), "path"
+    if target.startswith(("/", "./", "../", "~")) or target.count("/") > 1:
+        # A hub ID is "org/name": this can only be meant as a local path, and it is not there.
+        raise FileNotFoundError(
+            f"agent {spec!r}: no model directory at {target} (a local path must exist; a hub "
+            "ID looks like 'org/name')"
+        )
+    return target, "hub"
 
 
 @dataclass

@@ -129,3 +129,18 @@ def test_gguf_is_dequantised_once_into_a_fresh_cache(
     assert [r.text for r in fresh.act([episode(PROMPTS[1])])] == [
         r.text for r in agent.act([episode(PROMPTS[1])])
     ]
+
+
+def test_a_missing_local_model_path_is_named_not_sent_to_the_hub(tmp_path: Path) -> None:
+    from tomgym.agents.hf import resolve_model
+
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(FileNotFoundError, match="no model directory at"):
+        resolve_model(f"hf:{missing}")
+    with pytest.raises(FileNotFoundError, match="no model directory"):
+        resolve_model("hf:./models/mine/v2")
+    assert resolve_model(f"hf:{tmp_path}") == (str(tmp_path), "path")
+    assert resolve_model("hf:HuggingFaceTB/SmolLM2-135M-Instruct") == (
+        "HuggingFaceTB/SmolLM2-135M-Instruct",
+        "hub",
+    )
