@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tomgym.items import ToMItem
+from tomgym.presets import resolve_preset
 
 FORMAT_INSTRUCTION = (
     "Reason about the story step by step inside <think> </think> tags, then give only your "
@@ -94,20 +95,7 @@ def resolve_prompt(prompt: str | Mapping[str, Any] | PromptPreset) -> PromptPres
 
     A dict is what a custom preset becomes in a training label's JSON, so it must come back.
     """
-    if isinstance(prompt, PromptPreset):
-        return prompt
-    if isinstance(prompt, str):
-        try:
-            return PROMPT_PRESETS[prompt]
-        except KeyError:
-            raise ValueError(
-                f"unknown prompt preset {prompt!r}; presets: {', '.join(PROMPT_PRESETS)}"
-            ) from None
-    if isinstance(prompt, Mapping):
-        return PromptPreset.model_validate(dict(prompt))
-    raise TypeError(
-        f"prompt must be a preset name, a dict or a PromptPreset, not {type(prompt).__name__}"
-    )
+    return resolve_preset(prompt, PROMPT_PRESETS, PromptPreset, "prompt")
 
 
 def _assumption_block(preset: PromptPreset, family: str) -> str:

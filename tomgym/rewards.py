@@ -18,6 +18,7 @@ from tomgym.answers import (
     parse_response,
 )
 from tomgym.items import ToMItem
+from tomgym.presets import resolve_preset
 
 
 class RewardSpec(BaseModel):
@@ -78,20 +79,7 @@ REWARD_PRESETS: dict[str, RewardSpec] = {
 
 def resolve_reward(reward: str | Mapping[str, Any] | RewardSpec) -> RewardSpec:
     """A preset name, a dict of fields, or a spec -> a spec (a clear error for anything else)."""
-    if isinstance(reward, RewardSpec):
-        return reward
-    if isinstance(reward, str):
-        try:
-            return REWARD_PRESETS[reward]
-        except KeyError:
-            raise ValueError(
-                f"unknown reward preset {reward!r}; presets: {', '.join(REWARD_PRESETS)}"
-            ) from None
-    if isinstance(reward, Mapping):
-        return RewardSpec.model_validate(dict(reward))
-    raise TypeError(
-        f"reward must be a preset name, a dict or a RewardSpec, not {type(reward).__name__}"
-    )
+    return resolve_preset(reward, REWARD_PRESETS, RewardSpec, "reward")
 
 
 class Score(BaseModel):

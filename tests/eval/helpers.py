@@ -62,3 +62,16 @@ class FlakyAgent(FirstCandidateAgent):
             else response
             for ep, response in zip(episodes, answered, strict=True)
         ]
+
+
+def run_cli(*argv: str) -> int:
+    """``tomgym eval`` / ``leaderboard`` through their own argument parser; the exit status."""
+    import argparse
+
+    from tomgym.eval.commands import add_commands
+
+    parser = argparse.ArgumentParser(prog="tomgym")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    code: int = args.handler(args)
+    return code

@@ -1,20 +1,11 @@
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from tomgym.eval.commands import add_commands
-
-
-def run_cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="tomgym")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    code: int = args.handler(args)
-    return code
+from tests.eval.helpers import run_cli
 
 
 def test_eval_then_leaderboard_over_directories(

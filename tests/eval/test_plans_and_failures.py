@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,8 @@ from typing import Any
 import pytest
 
 import tomgym
-from tests.eval.helpers import FirstCandidateAgent, FlakyAgent
+from tests.eval.helpers import FirstCandidateAgent, FlakyAgent, run_cli
 from tomgym.eval import runner
-from tomgym.eval.commands import add_commands
 from tomgym.eval.leaderboard import collect, items_label, to_markdown
 from tomgym.eval.runner import OutputDirError, evaluate, open_env
 from tomgym.eval.store import ResultsStore, RunFileError
@@ -30,12 +28,6 @@ def item_ids(env_id: str, indices: list[int]) -> set[str]:
     return found
 
 
-def run_cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="tomgym")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    code: int = args.handler(args)
-    return code
 
 
 def test_failed_items_are_left_out_counted_and_retried(tmp_path: Path) -> None:

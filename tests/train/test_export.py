@@ -8,21 +8,12 @@ from pathlib import Path
 import pytest
 
 import tomgym
+from tests.train.helpers import readme_items
 from tomgym.train.export import EvalOnlyError, ExportError, export_dataset
 from tomgym.train.labels import decode_label, score_label
 
 ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O2-v0"]
-ITEMS = [
-    {
-        "id": f"q{i}",
-        "story": "Ann put the ball in the box. Ann left. Bob moved the ball to the basket.",
-        "question": "Where will Ann look for the ball?",
-        "answer": "box",
-        "candidates": ["box", "basket"],
-        "order": 1,
-    }
-    for i in range(3)
-]
+ITEMS = readme_items(3)
 
 
 def read_jsonl(path: Path) -> list[dict]:

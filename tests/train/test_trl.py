@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.train.helpers import readme_items
 from tomgym.train.labels import decode_label, env_for
 from tomgym.train.trl import (
     tom_answer_reward,
@@ -114,17 +115,7 @@ def test_a_malformed_label_gives_none_and_a_warning(caplog: pytest.LogCaptureFix
 def test_dataset_of_an_env_without_splits() -> None:
     import tomgym
 
-    items = [
-        {
-            "id": f"q{i}",
-            "story": "Ann put the ball in the box. Ann left. Bob moved the ball to the basket.",
-            "question": "Where will Ann look for the ball?",
-            "answer": "box",
-            "candidates": ["box", "basket"],
-            "order": 1,
-        }
-        for i in range(2)
-    ]
+    items = readme_items(2)
     tomgym.register_tom_env("TestTRL-MyToM-v0", items=items, overwrite=True)
     try:
         ds = tom_dataset("TestTRL-MyToM-v0", n=3)
