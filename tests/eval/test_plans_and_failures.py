@@ -176,3 +176,18 @@ def test_a_generated_env_refusing_the_split_gets_a_held_out_one_not_train(
     _, kwargs = open_env("ToM-HiToM-O1-v0", {}, "bogus")
     assert kwargs == {"split": "val"}
     assert "held-out split 'val'" in capsys.readouterr().err
+
+
+def test_a_summary_written_before_failed_item_accounting_is_rebuilt(tmp_path: Path) -> None:
+    """An older tomgym's summary.json counts failed items as wrong answers and knows no plan:
+    the leaderboard rebuilds it from the records (read-only) instead of trusting it."""
+    evaluate(FlakyAgent(failing=item_ids(ENV, [0, 2])), [ENV], n=3, out=tmp_path, quiet=True)
+    path = tmp_path / "summary.json"
+    old = json.loads(path.read_text())
+    for key in ("planned_items", "failed_items", "complete", "extra_records"):
+        old.pop(key, None)
+    old["accuracy"], old["n_items"] = 0.0, 3  # as the old code scored the failures
+    path.write_text(json.dumps(old))
+    (row,) = collect([tmp_path]).rows
+    assert row.failed == 2 and row.n_items == 1
+    assert json.loads(path.read_text()) == old  # read-only

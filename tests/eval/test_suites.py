@@ -52,3 +52,13 @@ def test_user_suite_file_and_clear_errors(tmp_path: Path) -> None:
 
     with pytest.raises(SuiteError, match="built-in suites: .*quick"):
         load_suite("no-such-suite")
+
+
+def test_a_builtin_suite_name_wins_over_a_directory_of_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``leaderboard --suite quick --out quick`` makes a directory named quick: a rerun in the
+    same folder must still read the built-in suite, not the directory."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quick").mkdir()
+    assert load_suite("quick").name == "quick"

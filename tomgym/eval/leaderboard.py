@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import os
 import re
 from collections import Counter
@@ -105,6 +107,10 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
     )
 
 
+CURRENT_SUMMARY_KEY = "planned_items"
+"""A summary.json without this key predates failed-item and completeness accounting."""
+
+
 def load_summary(directory: str | os.PathLike[str]) -> Summary:
     """A run's summary: ``summary.json``, or rebuilt from the records (changing no file) when
     that is missing or older than the results or metadata (an interrupted rerun)."""
@@ -113,13 +119,17 @@ def load_summary(directory: str | os.PathLike[str]) -> Summary:
     sources = [root / RESULTS_FILE, root / METADATA_FILE]
     newest = max((f.stat().st_mtime_ns for f in sources if f.exists()), default=0)
     if path.exists() and (path.stat().st_mtime_ns >= newest or not sources[1].exists()):
+        text = path.read_text(encoding="utf-8")
         try:
-            return Summary.model_validate_json(path.read_text(encoding="utf-8"))
+            summary = Summary.model_validate_json(text)
         except ValueError as exc:
             raise RunFileError(
                 f"{path} is not a valid tomgym summary ({exc.__class__.__name__}); delete it "
                 "and it is rebuilt from the run's records"
             ) from None
+        if CURRENT_SUMMARY_KEY in json.loads(text):
+            return summary
+        # Written before summaries knew failed items and planned counts: rebuilt, read-only.
     from tomgym.eval.runner import summarise_dir
 
     return summarise_dir(directory, write=False)

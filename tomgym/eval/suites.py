@@ -90,10 +90,15 @@ def builtin_suites() -> list[str]:
     return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
+def _is_builtin(path: Path) -> bool:
+    return len(path.parts) == 1 and path.name in builtin_suites()
+
+
 def load_suite(name_or_path: str | os.PathLike[str], *, check_ids: bool = True) -> Suite:
     """A built-in suite by name (``quick``) or a suite file by path, validated."""
     path = Path(name_or_path)
-    if path.suffix == ".json" or path.exists():
+    # A built-in name wins over a directory of that name (``--suite quick --out quick``).
+    if path.suffix == ".json" or path.is_file() or (path.exists() and not _is_builtin(path)):
         if not path.exists():
             raise SuiteError(f"no suite file at {path}")
         text, where = path.read_text(encoding="utf-8"), str(path)
