@@ -33,6 +33,23 @@ class RetryableError(RuntimeError):
         self.retry_after = retry_after
 
 
+class RequestRefused(RuntimeError):
+    """A 4xx other than the retryable ones: asking again will not help."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status, self.detail = status, detail
+
+    @property
+    def prompt_too_long(self) -> bool:
+        """The server says the prompt does not fit the model's context: a property of the
+        item and the model, not of the run, so the item is answered (empty), not failed."""
+        text = self.detail.lower()
+        return self.status in (400, 413, 422) and "context" in text and (
+            "length" in text or "window" in text or "maximum" in text or "too long" in text
+        )
+
+
 def parse_openai_spec(spec: str, options: dict[str, Any]) -> tuple[str, str]:
     """(model, base URL) from ``openai:<model>@<base url>``; without ``@``: option, env, default."""
     head, _, rest = spec.partition(":")
@@ -93,7 +110,17 @@ class OpenAIAgent:
             except RetryableError as exc:
                 error, error_retry_after = f"attempt {attempt + 1}: {exc}", exc.retry_after
                 continue
-            except Exception as exc:  # a 4xx other than 429: asking again will not help
+            except RequestRefused as exc:
+                if exc.prompt_too_long:  # scored as an empty answer: every rerun would fail too
+                    return Response(
+                        text="",
+                        seconds=time.perf_counter() - start,
+                        error=f"prompt too long for the model: {exc}",
+                        extra={"attempts": attempt + 1},
+                    )
+                error = f"{type(exc).__name__}: {exc}"  # a bad key, model name, ...: fixable
+                break
+            except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
                 break
             response = self.to_response(reply, episode)
@@ -139,7 +166,7 @@ class OpenAIAgent:
             if exc.code in RETRY_STATUS:
                 wait = _retry_after(exc.headers)
                 raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
-            raise RuntimeError(f"HTTP {exc.code}: {detail}") from exc
+            raise RequestRefused(exc.code, detail) from exc
         except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
             raise RetryableError(f"{type(exc).__name__}: {exc}") from exc
         try:

@@ -69,6 +69,12 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self.send(500, b'{"error": "oops"}')
             if key == "bad-request":
                 return self.send(400, b'{"error": "bad"}')
+            if key == "too-long":
+                return self.send(
+                    400,
+                    b'{"error": {"message": "This model\'s maximum context length is 8192 '
+                    b'tokens", "code": "context_length_exceeded"}}',
+                )
             if key == "bad-json-once" and attempt == 1:
                 return self.send(200, b'{"choices": [')
             if key == "no-choices-once" and attempt == 1:
@@ -212,3 +218,16 @@ def test_spec_parsing() -> None:
         parse_openai_spec("openai:", {})
     with pytest.raises(ValueError, match="concurrency"):
         make_agent("openai:m@http://h/v1", concurrency=0)
+
+
+def test_a_prompt_too_long_for_the_model_is_answered_empty_not_failed(
+    server: tuple[str, Script],
+) -> None:
+    """A context-length refusal belongs to the item and the model: retrying every rerun would
+    never complete the run, and leaving the item out would score only the short prompts."""
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    (response,) = agent.act([episode("too-long")])
+    assert not response.failed and response.text == ""
+    assert "prompt too long" in (response.error or "")
+    assert script.seen["too-long"] == 1

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tomgym.agents.base import Response
 
 import tomgym
 from tests.eval.helpers import FirstCandidateAgent, FlakyAgent, run_cli
@@ -191,3 +192,31 @@ def test_a_summary_written_before_failed_item_accounting_is_rebuilt(tmp_path: Pa
     (row,) = collect([tmp_path]).rows
     assert row.failed == 2 and row.n_items == 1
     assert json.loads(path.read_text()) == old  # read-only
+
+
+def test_an_incomplete_run_ranks_below_complete_ones(tmp_path: Path) -> None:
+    """Two items scored out of four must not top the board on those two."""
+    from tomgym.agents.base import make_agent
+
+    oracle = make_agent("oracle")
+    failing = set(item_ids(ENV, [1, 3]))
+
+    class HalfFailingOracle:
+        spec, privileged = "half-failing-oracle", False
+
+        def describe(self) -> dict[str, Any]:
+            return {"kind": "test"}
+
+        def act(self, episodes: Any) -> list[Response]:
+            answers = oracle.act(episodes)
+            return [
+                Response(text="", failed=True, error="HTTP 503") if e.item_id in failing else r
+                for e, r in zip(episodes, answers, strict=True)
+            ]
+
+    whole, partial = tmp_path / "whole", tmp_path / "partial"
+    evaluate("random", [ENV], n=4, out=whole, quiet=True)
+    evaluate(HalfFailingOracle(), [ENV], n=4, out=partial, quiet=True)
+    board = collect([whole, partial])
+    assert [row.agent for row in board.rows] == ["random", "half-failing-oracle"]
+    assert board.rows[1].accuracy == 1.0 and board.rows[1].failed == 2

@@ -154,7 +154,12 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
             held_out[env_id] = held_out.get(env_id, False) or env.held_out
         if metadata is not None and metadata.suite:
             labels.update(_suite_labels(metadata.suite))
-    rows.sort(key=lambda r: (r.accuracy is None, -(r.accuracy or 0.0), r.agent))
+    # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
+    # must not top the board on those few.
+    rows.sort(
+        key=lambda r: (r.accuracy is None, not r.complete or r.failed > 0, -(r.accuracy or 0.0),
+                       r.agent)
+    )
     suite = suites.pop() if len(suites) == 1 else None
     return Leaderboard(suite=suite, envs=envs, labels=labels, held_out=held_out, rows=rows)
 

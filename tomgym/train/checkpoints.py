@@ -79,7 +79,11 @@ def evaluate_checkpoints(
             temperature=temperature,
             max_new_tokens=max_new_tokens,
         )
-        results.append(CheckpointResult(str(path), step_of(path), summary.accuracy, str(eval_dir)))
+        # A checkpoint whose evaluation is incomplete (failed items) has no accuracy to rank:
+        # it was scored on some of the items only.
+        whole = summary.complete and not summary.failed_items
+        accuracy = summary.accuracy if whole else None
+        results.append(CheckpointResult(str(path), step_of(path), accuracy, str(eval_dir)))
     return results
 
 
