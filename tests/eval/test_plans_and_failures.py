@@ -220,3 +220,20 @@ def test_an_incomplete_run_ranks_below_complete_ones(tmp_path: Path) -> None:
     board = collect([whole, partial])
     assert [row.agent for row in board.rows] == ["random", "half-failing-oracle"]
     assert board.rows[1].accuracy == 1.0 and board.rows[1].failed == 2
+
+
+def test_an_older_directory_resumes_with_the_split_it_was_made_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Older tomgym recorded no split where an env fell back to its default; the same command
+    now picks another split, and must resume that run rather than refuse it as different."""
+    evaluate(FirstCandidateAgent(), [ENV], n=2, out=tmp_path, split="train", quiet=True)
+    path = tmp_path / "metadata.json"
+    meta = json.loads(path.read_text())
+    meta["envs"][0]["kwargs"] = {}  # as older versions wrote it: the env's own default
+    path.write_text(json.dumps(meta))
+    summary = evaluate(FirstCandidateAgent(), [ENV], n=3, out=tmp_path, quiet=True)
+    assert "resuming with the directory's env arguments {}" in capsys.readouterr().err
+    assert summary.complete and json.loads(path.read_text())["envs"][0]["kwargs"] == {}
+    with pytest.raises(runner.RunConflictError):  # a split asked for explicitly is never replaced
+        evaluate(FirstCandidateAgent(), [ENV], n=3, out=tmp_path, split="val", quiet=True)

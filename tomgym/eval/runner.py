@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -352,6 +352,34 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
+    """``target`` as the directory's run made it, when the two differ only in a split that
+    this command did not ask for.
+
+    The split an env falls back to has changed over tomgym's versions (an env without
+    ``test`` once got its own default, now a held-out split): resuming an older directory
+    must finish that run, not conflict with it. A split given explicitly is never replaced.
+    """
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if stored is None or stored.kwargs == target.kwargs:
+        return target
+    mine = {k: v for k, v in target.kwargs.items() if k != "split"}
+    theirs = {k: v for k, v in stored.kwargs.items() if k != "split"}
+    if mine != theirs:
+        return target
+    import tomgym
+
+    print(
+        f"tomgym eval: {target.env_id}: resuming with the directory's env arguments "
+        f"{stored.kwargs} (this command would choose {target.kwargs})",
+        file=sys.stderr,
+    )
+    env = tomgym.make(target.env_id, **stored.kwargs)
+    size = env.size
+    n = min(target.n, size) if size is not None else target.n
+    return replace(target, kwargs=dict(stored.kwargs), env=env, n=n)
+
+
 def _stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPlan]:
     """Plans of earlier commands on the directory for envs the current plan leaves out."""
     if old is None:
@@ -429,6 +457,7 @@ def evaluate(
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     if n is not None and n < 1:
         raise ValueError(f"n (items per env) must be at least 1, got {n}")
+    split_given = split is not None
     if suite is None and split is None:
         split = DEFAULT_SPLIT
     targets, suite_name, suite_seed = resolve_targets(envs, suite, n, split, env_kwargs)
@@ -451,6 +480,8 @@ def evaluate(
     directory = Path(out)
     prepare_out(directory)
     old = read_metadata(directory)
+    if old is not None and not split_given:
+        targets = [keep_stored_split(t, old) for t in targets]
     plans = [t.plan() for t in targets]
     metadata = RunMetadata(
         tomgym_version=_version(),
