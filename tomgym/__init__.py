@@ -29,7 +29,13 @@ def make(env_id: str, **kwargs: Any) -> ToMEnv:
     import gymnasium as gym
 
     get_spec(env_id)
-    env = gym.make(env_id, **kwargs)
+    try:
+        env = gym.make(env_id, **kwargs)
+    except EnvArgumentError as exc:
+        # gym.make re-raises a TypeError with the creator's kwargs appended; ours already
+        # names the env, the argument and the value.
+        cause = exc.__cause__
+        raise (cause if isinstance(cause, EnvArgumentError) else exc) from None
     unwrapped = env.unwrapped
     assert isinstance(unwrapped, ToMEnv)
     return unwrapped

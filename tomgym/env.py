@@ -48,7 +48,19 @@ def arguments_of(where: str) -> Iterator[None]:
     except EnvArgumentError:
         raise
     except ValueError as exc:
-        raise EnvArgumentError(f"{where}: {exc}") from None
+        raise EnvArgumentError(f"{where}: {_one_line(exc)}") from None
+
+
+def _one_line(exc: ValueError) -> str:
+    """A pydantic ValidationError as ``field: problem (got value)``; other errors as they are."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc)
+    title = getattr(exc, "title", "value")
+    return f"bad {title}: " + "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} (got {e.get('input')!r})"
+        for e in errors()
+    )
 
 
 def argument_error(where: str, name: str, value: Any, expected: str) -> EnvArgumentError:
@@ -227,8 +239,9 @@ class ToMEnv(gym.Env[str, str]):
         self.tom_id = tom_id
         self.render_mode = render_mode
         prefill_think = check_bool(self.label, "prefill_think", prefill_think)
-        self.reward_spec = resolve_reward(reward)
-        self.prompt_preset = resolve_prompt(prompt)
+        with arguments_of(self.label):  # a bad dict's validation error names the env
+            self.reward_spec = resolve_reward(reward)
+            self.prompt_preset = resolve_prompt(prompt)
         self.prefill = PREFILL if prefill_think else ""
         self.prompt_family = get_spec(tom_id).family if tom_id else self.family
         if self.prompt_family == "custom":

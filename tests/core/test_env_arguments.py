@@ -170,3 +170,18 @@ def test_release_arguments_are_checked_before_data_is_read(
 ) -> None:
     with pytest.raises(EnvArgumentError, match=f"{env_id}: {name} must be one of"):
         tomgym.make(env_id, **{name: value})
+
+
+def test_bad_reward_and_prompt_dicts_name_the_env_on_one_line() -> None:
+    with pytest.raises(EnvArgumentError) as caught:
+        tomgym.make("ToM-HiToM-O1-v0", reward={"correct": "a"})
+    message = str(caught.value)
+    assert message.startswith("ToM-HiToM-O1-v0: bad RewardSpec: correct:") and "\n" not in message
+    with pytest.raises(EnvArgumentError, match="ToM-HiToM-O1-v0: bad PromptPreset: name"):
+        tomgym.make("ToM-HiToM-O1-v0", prompt={"system": "x"})
+
+
+def test_make_raises_the_env_message_without_gymnasiums_suffix() -> None:
+    with pytest.raises(EnvArgumentError) as caught:
+        tomgym.make("ToM-HiToM-v0", deception=7)
+    assert "was raised from the environment creator" not in str(caught.value)

@@ -43,7 +43,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             **parse_kwargs(args.kwarg),
         )
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
-        print(f"tomgym export: {exc}", file=sys.stderr)
+        print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path}")
     return 0
@@ -101,13 +101,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         return _train_openrlhf(args)
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
-        print(f"tomgym train: {exc}", file=sys.stderr)
+        print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
 
 
 def _run_trl(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("tomgym.train.trl_backend") is None:
-        print("tomgym train: the trl backend is not available in this install", file=sys.stderr)
+        print("tomgym train: error: the trl backend is not available in this install", file=sys.stderr)
         return 2
     module = importlib.import_module("tomgym.train.trl_backend")
     return int(module.run_trl(args))
@@ -195,7 +195,7 @@ def _evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
 
     checkpoints = find_checkpoints(out)
     if not checkpoints:
-        print(f"tomgym train: no HF checkpoint found under {out}", file=sys.stderr)
+        print(f"tomgym train: error: no HF checkpoint found under {out}", file=sys.stderr)
         return 1
     results = evaluate_checkpoints(
         checkpoints,

@@ -71,7 +71,7 @@ def resolve_model_path(model: str) -> str:
 def run_trl(args: argparse.Namespace) -> int:
     """Train with TRL's ``GRPOTrainer`` (not the CPU loop); 0 on success, 2 on a usage error."""
     if not args.train_env:
-        print("tomgym train: give at least one --train-env", file=sys.stderr)
+        print("tomgym train: error: give at least one --train-env", file=sys.stderr)
         return 2
     n = args.n if args.n is not None else DEFAULT_N
     try:
@@ -89,7 +89,7 @@ def run_trl(args: argparse.Namespace) -> int:
             env_kwargs=env_kwargs,
         )
     except (KeyError, ValueError) as exc:
-        print(f"tomgym train: {exc}", file=sys.stderr)
+        print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "dry_run", False):
         print(json.dumps({"backend": "trl", "model": args.model, "grpo": settings}, indent=2))
@@ -97,7 +97,7 @@ def run_trl(args: argparse.Namespace) -> int:
     try:
         import trl
     except ImportError:
-        print("tomgym train: the trl backend needs TRL: pip install trl", file=sys.stderr)
+        print("tomgym train: error: the trl backend needs TRL: pip install trl", file=sys.stderr)
         return 2
     dataset = tom_dataset(args.train_env, split=args.split, n=n, **env_kwargs)
     # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
