@@ -107,7 +107,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _run_trl(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("tomgym.train.trl_backend") is None:
-        print("tomgym train: error: the trl backend is not available in this install", file=sys.stderr)
+        message = "the trl backend is not available in this install"
+        print(f"tomgym train: error: {message}", file=sys.stderr)
         return 2
     module = importlib.import_module("tomgym.train.trl_backend")
     return int(module.run_trl(args))
