@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tomgym.eval.leaderboard import Leaderboard, LeaderboardRow, column_labels, to_markdown
 from tomgym.eval.plots import order_series
 
@@ -34,3 +36,19 @@ def test_orders_are_plotted_in_numeric_order() -> None:
     assert orders == ["0", "1", "2", "4", "10"]
     assert series[0] == ("a", [2, 3], [0.5, 0.25])
     assert series[1][1] == [0, 1, 4]
+
+
+def test_a_column_mixing_runs_of_different_splits_says_so(tmp_path: Path) -> None:
+    """Runs of one env on different splits are not comparable: the board names them."""
+    from tomgym.eval.html import render_html
+    from tomgym.eval.leaderboard import collect, to_markdown
+    from tomgym.eval.runner import evaluate
+
+    env = "ToM-HiToM-O1-v0"
+    evaluate("random", [env], n=2, out=tmp_path / "a", split="val", quiet=True)
+    evaluate("random", [env], n=2, out=tmp_path / "b", split="test", quiet=True)
+    board = collect([tmp_path / "a", tmp_path / "b"])
+    assert set(board.mixed) == {env}
+    note = f"Column {env} mixes runs"
+    assert note in to_markdown(board) and note in render_html(board)
+    assert collect([tmp_path / "a"]).mixed == {}

@@ -12,6 +12,7 @@ from tomgym.eval.leaderboard import (
     LeaderboardRow,
     column_labels,
     items_label,
+    mixed_notes,
 )
 
 _CSS = """
@@ -171,6 +172,7 @@ def render_html(board: Leaderboard) -> str:
     )
     if any(not r.complete or r.failed for r in board.rows):
         note += f"\n<p>{escape(INCOMPLETE_NOTE)}</p>"
+    note += "".join(f"\n<p>{escape(line)}</p>" for line in mixed_notes(board))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <style>{_CSS}</style><script>{_ERRORS_JS}</script></head>

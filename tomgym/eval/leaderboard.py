@@ -64,6 +64,11 @@ class Leaderboard(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict)
     held_out: dict[str, bool] = Field(default_factory=dict)
     rows: list[LeaderboardRow]
+    mixed: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Env columns whose runs made the env with different arguments (a split, a "
+        "reward...): env ID -> run directory -> those arguments as JSON.",
+    )
 
 
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
@@ -143,10 +148,16 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     held_out: dict[str, bool] = {}
     labels: dict[str, str] = {}
     suites = set()
+    made_with: dict[str, dict[str, str]] = {}
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
         suites.add(summary.suite)
+        if metadata is not None:
+            for plan in [*metadata.stored_envs, *metadata.envs]:
+                if plan.env_id in summary.envs:
+                    arguments = json.dumps(plan.kwargs, sort_keys=True, default=str)
+                    made_with.setdefault(plan.env_id, {})[str(directory)] = arguments
         rows.append(row_from_summary(summary, str(directory)))
         for env_id, env in summary.envs.items():
             if env_id not in envs:
@@ -161,7 +172,20 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
                        r.agent)
     )
     suite = suites.pop() if len(suites) == 1 else None
-    return Leaderboard(suite=suite, envs=envs, labels=labels, held_out=held_out, rows=rows)
+    mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
+    return Leaderboard(
+        suite=suite, envs=envs, labels=labels, held_out=held_out, rows=rows, mixed=mixed
+    )
+
+
+def mixed_notes(board: Leaderboard) -> list[str]:
+    """One sentence per env column whose runs made the env differently (not comparable)."""
+    return [
+        f"Column {env_id} mixes runs that made the env with different arguments: "
+        + "; ".join(f"{arguments} in {directory}" for directory, arguments in runs.items())
+        + "."
+        for env_id, runs in board.mixed.items()
+    ]
 
 
 def _suite_labels(suite: str) -> dict[str, str]:
@@ -260,6 +284,7 @@ def to_markdown(board: Leaderboard) -> str:
     ]
     if any(not r.complete or r.failed for r in board.rows):
         notes.append(INCOMPLETE_NOTE)
+    notes += mixed_notes(board)
     if any(r.privileged for r in board.rows):
         notes.append(
             f"Rows marked ({PRIVILEGED_NOTE}) copied that many answers from the gold label "
