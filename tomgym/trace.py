@@ -44,12 +44,23 @@ class Claim:
 
 @dataclass
 class TraceScore:
-    """Claims found in a trace and how they fare against the simulator."""
+    """Claims found in a trace and how they fare against the simulator.
+
+    ``right`` and ``wrong`` count distinct belief chains of the question, not sentences: a
+    chain is right when every claim about it names the simulator's container, wrong when any
+    does not (two containers for one chain is a contradiction, not a hedge that is half
+    right). Repeating a right sentence adds nothing.
+    """
 
     right: int = 0
     wrong: int = 0
     irrelevant: int = 0
     claims: list[tuple[Claim, str]] = field(default_factory=list)
+    needed: int = 0
+    """How many chains the question's reasoning goes through (its chain, every inner part of
+    it, and reality): what a complete trace states."""
+    answer_chain_right: bool = False
+    """The question's own chain is claimed, and rightly."""
 
     @property
     def relevant(self) -> int:
@@ -57,17 +68,21 @@ class TraceScore:
 
     @property
     def n_claims(self) -> int:
-        return self.relevant + self.irrelevant
+        return len(self.claims)
 
     @property
     def fidelity(self) -> float | None:
-        """Share of the relevant claims that are right; None when there is none."""
+        """Share of the claimed chains that are right; None when there is none."""
         return self.right / self.relevant if self.relevant else None
 
     @property
     def reward(self) -> float:
-        """The reward part: fidelity, 0 when the trace makes no relevant claim."""
-        return self.fidelity or 0.0
+        """The reward part: the share of the needed chains stated rightly, paid only when the
+        question's own chain is one of them. A true but easy claim (where the object is now)
+        earns nothing on its own, and listing containers earns nothing either."""
+        if not self.answer_chain_right or not self.needed:
+            return 0.0
+        return self.right / self.needed
 
 
 @dataclass(frozen=True)
@@ -139,19 +154,24 @@ def parse_claims(text: str, world: World, events: Sequence[Event] = ()) -> list[
     return claims
 
 
-def _question(question: str, family: str) -> tuple[tuple[str, ...], str]:
+def _question(question: str, family: str) -> tuple[tuple[str, ...], str, bool]:
+    """(chain, object, whether claims about the present can be judged for it): a ToMi memory
+    question asks where the object was at the beginning, which present-tense claims do not
+    state, so its trace is not judged."""
     if family == "hitom":
-        return parse_hitom_question(question)
-    _, agents, obj = parse_tomi_question(question)
-    return agents, obj
+        chain, obj = parse_hitom_question(question)
+        return chain, obj, True
+    kind, agents, obj = parse_tomi_question(question)
+    return agents, obj, kind != "memory"
 
 
 def trace_fidelity(story: str, question: str, think_text: str, family: str) -> TraceScore:
     """Judge the belief claims of ``think_text`` against the simulated story.
 
     A claim is relevant when it is about the question's object and its agents are the
-    question's chain or an inner part of it (what the oracle's reasoning states); it is right
-    when the simulator's belief for that chain is the claimed container.
+    question's chain or an inner part of it, or reality (what the oracle's reasoning states);
+    each claim is labelled right when the simulator's belief for its chain is the claimed
+    container, and the counts are per chain (see ``TraceScore``).
     """
     if family not in TRACE_FAMILIES:
         raise ValueError(
@@ -159,19 +179,24 @@ def trace_fidelity(story: str, question: str, think_text: str, family: str) -> T
         )
     world = hitom_world(story) if family == "hitom" else tomi_world(story)
     events = parse_story(story)
-    chain, obj = _question(question, family)
-    needed = {chain[i:] for i in range(len(chain) + 1)}
-    score = TraceScore()
+    chain, obj, traceable = _question(question, family)
+    needed = {chain[i:] for i in range(len(chain) + 1)} if traceable else set()
+    score = TraceScore(needed=len(needed))
+    containers: dict[tuple[str, ...], set[str]] = {}
     for claim in parse_claims(think_text, world, events):
         if claim.obj != obj or claim.agents not in needed:
-            score.irrelevant += 1
             score.claims.append((claim, "irrelevant"))
-        elif world.beliefs(claim.agents, claim.obj) == claim.container:
+            score.irrelevant += 1
+            continue
+        containers.setdefault(claim.agents, set()).add(claim.container)
+        right = world.beliefs(claim.agents, claim.obj) == claim.container
+        score.claims.append((claim, "right" if right else "wrong"))
+    for agents, said in containers.items():
+        if said == {world.beliefs(agents, obj)}:
             score.right += 1
-            score.claims.append((claim, "right"))
+            score.answer_chain_right |= agents == chain
         else:
             score.wrong += 1
-            score.claims.append((claim, "wrong"))
     return score
 
 

@@ -90,3 +90,41 @@ def test_trace_weight_adds_a_reward_part() -> None:
     env.reset(options={"index": 0})
     _, reward, *_, info = env.step(response)
     assert info["reward_parts"]["trace"] == 0.5 and reward == pytest.approx(1.6)
+
+
+def test_where_the_object_is_now_earns_no_trace_reward_on_its_own() -> None:
+    """The red-team's exploit: one true, easy sentence about reality was a full trace part."""
+    score = trace_fidelity(STORY, QUESTION, "The apple is now in the blue_tub.", "hitom")
+    assert (score.right, score.wrong) == (1, 0) and score.reward == 0.0
+
+
+def test_the_trace_reward_is_the_share_of_the_needed_chains_stated_rightly() -> None:
+    full = "Anna thinks Ben thinks the apple is in the green_box."
+    assert trace_fidelity(STORY, QUESTION, full, "hitom").reward == pytest.approx(1 / 3)
+    more = full + " The apple is now in the blue_tub."
+    assert trace_fidelity(STORY, QUESTION, more, "hitom").reward == pytest.approx(2 / 3)
+    complete = more + " Ben thinks the apple is in the red_bag."
+    assert trace_fidelity(STORY, QUESTION, complete, "hitom").reward == 1.0
+
+
+def test_repeats_count_once_and_contradictions_are_wrong() -> None:
+    padded = "Anna thinks Ben thinks the apple is in the red_bag. " + (
+        "The apple is now in the blue_tub. " * 9
+    )
+    score = trace_fidelity(STORY, QUESTION, padded, "hitom")
+    assert (score.right, score.wrong, score.reward) == (1, 1, 0.0)
+    every = " ".join(
+        f"{who}the apple is in the {c}."
+        for who in ("", "Ben thinks ", "Anna thinks Ben thinks ")
+        for c in ("green_box", "red_bag", "blue_tub")
+    )
+    score = trace_fidelity(STORY, QUESTION, every, "hitom")
+    assert (score.right, score.wrong, score.reward) == (0, 3, 0.0)
+
+
+def test_tomi_memory_questions_are_not_judged_on_the_present() -> None:
+    """"Where was the O at the beginning?": a claim about now is neither right nor wrong."""
+    item = next(i for i in tomgym.load_items("ToM-ToMi-v0", 60) if i.question_type == "memory")
+    think = f"The {item.metadata['object']} is in the {item.answer}."
+    score = trace_fidelity(item.story, item.question, think, "tomi")
+    assert score.relevant == 0 and score.fidelity is None and score.reward == 0.0
