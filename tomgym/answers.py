@@ -34,7 +34,8 @@ ARTICLES = frozenset({"a", "an", "the"})
 YES_WORDS = frozenset({"yes"})
 NO_WORDS = frozenset({"no"})
 FREE_TEXT_MAX_EXTRA_WORDS = 12
-"""A free-text answer with no candidate list may add this many words to the gold phrase."""
+"""A free-text answer with no other candidate to exclude (no list, or one holding only the
+gold) may add this many words to the gold phrase: pasting the whole story names the gold too."""
 
 
 def words(text: str) -> list[str]:
@@ -177,7 +178,7 @@ def judge_text(
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:
         return Judgement(False, "several_candidates", "the answer also names another candidate")
-    if not candidates:
+    if not others:  # nothing to exclude (no list, or the gold alone): the length is the check
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")

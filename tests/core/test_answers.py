@@ -137,3 +137,13 @@ def test_megabyte_responses_are_scored(response: str) -> None:
     score = score_response(response, ITEM)
     expected = response.startswith("<think>a")  # only the well-formed gold answer is right
     assert score.correct is expected
+
+
+def test_a_candidate_list_of_the_gold_alone_still_caps_the_answer_length() -> None:
+    """ExploreToM asks some room questions with the gold as the only candidate: pasting the
+    story names it too, and must not be credited."""
+    story = "Anna entered the kitchen. Ben entered the hall. Anna moved to the garden. " * 3
+    assert not judge_text(story, "garden", candidates=["garden"]).correct
+    assert judge_text(story, "garden", candidates=["garden"]).verdict == "too_long"
+    for fine in ("garden", "The garden.", "It is in the garden."):
+        assert judge_text(fine, "garden", candidates=["garden"]).correct, fine
