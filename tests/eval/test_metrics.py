@@ -4,7 +4,10 @@ from typing import Any
 
 import pytest
 
+import tomgym
 from tomgym.eval.metrics import (
+    MIN_THINK_ENTITIES,
+    MIN_THINK_WORDS,
     label_macro_f1,
     macro_f1,
     response_lengths,
@@ -79,3 +82,27 @@ def test_summary_slices_and_held_out_gap() -> None:
     assert summary.envs["B-v0"].held_out
     assert summary.held_out_gap == pytest.approx(0.5)
     assert summary.accuracy == pytest.approx(0.75)
+
+
+def test_a_think_part_pasted_from_the_story_is_not_reasoning() -> None:
+    """Red-teamed: the story's first 25 words as the think part reached a 100% structure
+    share on most envs. Copied runs of words do not count."""
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    pasted = " ".join(item.story.split()[:25])
+    think_words, entities = think_features(
+        f"<think>{pasted}</think><answer>x</answer>", "", item.story, item.candidates
+    )
+    assert entities >= MIN_THINK_ENTITIES and think_words < MIN_THINK_WORDS
+
+
+def test_pasted_sentences_without_line_numbers_are_copied_too_and_claims_are_not() -> None:
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    lines = [line.split(" ", 1)[1] for line in item.story.splitlines()]
+    pasted = " ".join(lines)
+    assert think_features(f"<think>{pasted}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    numbered = item.story.replace("\n", " ")
+    assert think_features(f"<think>{numbered}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    obj, where = item.metadata["object"], item.answer
+    agents = item.metadata["question_agents"]
+    claims = f"{agents[0]} thinks the {obj} is in the {where}. The {obj} is in the {where}."
+    assert think_features(f"<think>{claims}</think>", "", item.story)[0] >= MIN_THINK_WORDS

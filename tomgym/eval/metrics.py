@@ -247,14 +247,40 @@ def story_entities(story: str, candidates: Sequence[str] = ()) -> set[str]:
 def think_features(
     response: str, prefill: str, story: str, candidates: Sequence[str] = ()
 ) -> tuple[int, int]:
-    """(words in the think part, distinct story entities it names); (0, 0) without one."""
+    """(words of the think part not copied from the story, line numbers aside; distinct story
+    entities it names); (0, 0) without one.
+
+    A word counts as copied when it lies in a run of ``COPIED_RUN`` words that the story also
+    has, in order: pasting the story is not reasoning, however many entities it names.
+    """
     think = parse_response(response, prefill).think
     if not think:
         return (0, 0)
     think_words = words(think)
     text = " " + " ".join(think_words) + " "
     named = sum(f" {e} " in text for e in story_entities(story, candidates))
-    return (len(think_words), named)
+    kept = [w for w in think_words if not w.isdigit()]  # line numbers are not words of its own
+    return (len(kept) - _copied(kept, [w for w in words(story) if not w.isdigit()]), named)
+
+
+COPIED_RUN = 8
+"""Runs of this many words found in the story count as copied: longer than a belief claim
+that ends in a story fact ("A thinks the apple is in the red_bin" is 7 words once articles
+go), shorter than two story sentences pasted together."""
+
+
+def _copied(think_words: Sequence[str], story_words: Sequence[str]) -> int:
+    """How many of ``think_words`` lie in a run of COPIED_RUN words the story also has (both
+    without line numbers, so pasting sentences with or without them is caught alike)."""
+    n = COPIED_RUN
+    if len(think_words) < n:
+        return 0
+    runs = {tuple(story_words[i : i + n]) for i in range(len(story_words) - n + 1)}
+    covered = [False] * len(think_words)
+    for i in range(len(think_words) - n + 1):
+        if tuple(think_words[i : i + n]) in runs:
+            covered[i : i + n] = [True] * n
+    return sum(covered)
 
 
 def is_structured(record: ResultRecord) -> bool:

@@ -44,7 +44,9 @@ class ResultRecord(BaseModel):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     response_words: int = 0
-    think_words: int = 0
+    think_words: int = Field(
+        default=0, description="Words of the think part not copied from the story."
+    )
     think_entities: int = Field(
         default=0, description="Distinct story entities the think part names."
     )
