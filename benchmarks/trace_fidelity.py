@@ -113,8 +113,9 @@ def main() -> int:
         )
     lines += [
         "",
-        "trace fidelity = right / (right + wrong) over the belief claims about the question's "
-        "object and its agent chain (or an inner part of it); irrelevant claims are counted apart.",
+        "trace fidelity = right / (right + wrong) over the distinct chains claimed about the "
+        "question's object (its agent chain, an inner part of it, or reality; a chain given two "
+        "containers is wrong, a repeated claim counts once); irrelevant claims are counted apart.",
     ]
     (RESULTS / "trace_fidelity.md").write_text("\n".join(lines) + "\n")
     return 0
