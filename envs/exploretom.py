@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -225,6 +225,7 @@ class ExploreToMEnv(ToMEnv):
         self, *, presentation: Presentation = "structured", split: str = "all", **unused: Any
     ) -> ItemSource:
         reject_unknown(type(self), unused, "presentation, split")
+        check_choice(self.label, "split", split, ("all", *PRESET_SIZES))  # before data is read
         return ListSource(exploretom_items(presentation, split, self.tom_id or ENV_ID))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv
+from tomgym.env import ToMEnv, argument_error, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -186,6 +186,11 @@ class ToMiReleaseEnv(ToMEnv):
         self, *, version: Version = "clever_hans", split: str = "train", **unused: Any
     ) -> ItemSource:
         reject_unknown(type(self), unused, "version, split")
+        check_choice(self.label, "version", version, tuple(FILES))  # before data is read
+        if split not in ("train", "val"):
+            raise argument_error(
+                self.label, "split", split, "'train' or 'val' (the test split is not shipped)"
+            )
         return ListSource(tomi_items(version, split, self.tom_id or ENV_ID))
 
 

@@ -112,3 +112,12 @@ def test_negative_counts_are_refused(argv: list[str], capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         run(argv)
     assert "must be 0 or more, got -1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan"])
+def test_fetch_timeout_must_be_positive(timeout: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tomgym.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["data", "fetch", "hitom", "--timeout", timeout])
+    assert exit_.value.code == 2 and "above 0" in capsys.readouterr().err

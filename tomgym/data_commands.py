@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import non_negative_int
+from tomgym.cli_args import non_negative_int, positive_float
 
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 
@@ -176,7 +176,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
     p = sub.add_parser("fetch", help="download a release from its authors' public URLs")
     p.add_argument("name", choices=sorted(DATASETS))
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds before giving up")
+    p.add_argument(
+        "--timeout", type=positive_float, default=5.0, help="seconds before giving up"
+    )
     p.set_defaults(handler=cmd_fetch)
 
     p = sub.add_parser("splits", help="split sizes and story leakage (exit 1 on leakage)")

@@ -4,6 +4,8 @@ clear error naming the env, the argument and the value, and equal-looking values
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from tomgym.envs.hitom import hitom_item
 from tomgym.envs.tomi import tomi_item
@@ -185,3 +187,26 @@ def test_make_raises_the_env_message_without_gymnasiums_suffix() -> None:
     with pytest.raises(EnvArgumentError) as caught:
         tomgym.make("ToM-HiToM-v0", deception=7)
     assert "was raised from the environment creator" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "words"),
+    [
+        ("ToM-ExploreToM-v0", {"split": "bogus"}, "split must be one of"),
+        ("ToM-ToMi-Original-v0", {"split": "test"}, "the test split is not shipped"),
+        ("ToM-ToMi-Original-v0", {"version": "x"}, "version must be one of"),
+    ],
+)
+def test_release_envs_check_their_arguments_before_reading_data(
+    env_id: str,
+    kwargs: dict[str, object],
+    words: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tomgym import data
+
+    # An empty root: reading data first would be a missing-file error instead.
+    monkeypatch.setattr(data, "_override", tmp_path)
+    with pytest.raises(EnvArgumentError, match=words):
+        tomgym.make(env_id, **kwargs)
