@@ -62,7 +62,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             if key == "path" and self.path != "/v1/chat/completions":
                 return self.send(404, b"wrong path")
             if key == "slow-once" and attempt == 1:
-                time.sleep(0.6)
+                time.sleep(SLOW_REPLY)
             if key == "busy" or (key == "429-then-ok" and attempt == 1):
                 return self.send(429, b'{"error": "slow down"}', {"Retry-After": "0"})
             if key in ("always-500",) or (key == "500-twice" and attempt <= 2):
@@ -83,8 +83,8 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 text = "<think>\nI know.</think><answer>box</answer>"
             else:
                 text = f"<think>ok</think><answer>{key}</answer>"
-            if key == "steady":
-                time.sleep(0.05)
+            if key == "steady":  # long enough for the client's threads to overlap under load
+                time.sleep(0.3)
             reply = {
                 "choices": [{"message": {"role": "assistant", "content": text},
                              "finish_reason": "stop"}],
@@ -130,7 +130,11 @@ def episode(content: str, prefill: str = "") -> Episode:
                    prefill=prefill)
 
 
-FAST = {"timeout": 0.2, "backoff_base": 0.001, "backoff_max": 0.01, "max_retries": 3}
+FAST = {"timeout": 5.0, "backoff_base": 0.001, "backoff_max": 0.01, "max_retries": 3}
+"""Quick retries; the timeout is generous, so a loaded machine does not time out a reply."""
+TIMEOUT = {**FAST, "timeout": 1.0}
+"""For the one test of a timed-out request: its first reply takes SLOW_REPLY seconds."""
+SLOW_REPLY = 3.0
 
 
 def test_success_sends_the_chat_request_and_counts_tokens(
@@ -165,12 +169,14 @@ def test_each_item_sends_its_own_seed(server: tuple[str, Script]) -> None:
 def test_retries_on_429_5xx_timeouts_and_malformed_replies(server: tuple[str, Script]) -> None:
     base, script = server
     agent = make_agent(f"openai:m@{base}", **FAST)
-    keys = ["429-then-ok", "500-twice", "slow-once", "bad-json-once", "no-choices-once"]
+    keys = ["429-then-ok", "500-twice", "bad-json-once", "no-choices-once"]
     responses = agent.act([episode(k) for k in keys])
     for key, response in zip(keys, responses, strict=True):
         assert not response.failed, (key, response.error)
         assert response.text.endswith(f"<answer>{key}</answer>")
-    assert [r.extra["attempts"] for r in responses] == [2, 3, 2, 2, 2]
+    assert [r.extra["attempts"] for r in responses] == [2, 3, 2, 2]
+    (slow,) = make_agent(f"openai:m@{base}", **TIMEOUT).act([episode("slow-once")])
+    assert not slow.failed and slow.extra["attempts"] >= 2  # the first reply timed out
 
 
 def test_a_request_that_keeps_failing_is_recorded_and_the_batch_goes_on(
