@@ -174,13 +174,18 @@ def reward_spec_for(label: Any) -> RewardSpec | None:
         return None
 
 
+def failure_parts(label: Any) -> tuple[float, float]:
+    """(format part, answer part) of a sample that cannot be scored: each at the minimum of
+    the label's reward spec, or 0.0 when the label names none."""
+    spec = reward_spec_for(label)
+    if spec is None:
+        return 0.0, 0.0
+    return min(spec.format_ok, spec.format_bad), min(spec.correct, spec.incorrect)
+
+
 def failure_reward(label: Any) -> float:
-    """What a sample that cannot be scored earns: the minimum of the label's reward spec
-    (format part and answer part both at their worst), or 0.0 when the label names none.
+    """What a sample that cannot be scored earns: the sum of :func:`failure_parts`.
 
     Every adapter uses this, so an unusable label never earns more than a wrong answer.
     """
-    spec = reward_spec_for(label)
-    if spec is None:
-        return 0.0
-    return min(spec.format_ok, spec.format_bad) + min(spec.correct, spec.incorrect)
+    return sum(failure_parts(label))

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from tomgym.train.labels import reward_spec_for, score_label
+from tomgym.train.labels import failure_parts, score_label
 
 # veRL's reward managers collect every key of the returned dict into per-sample lists, so every
-# call returns the same keys, errors included.
-KEYS = ("score", "format", "answer", "correct", "format_ok", "error")
+# call returns the same keys (score, format, answer, correct, format_ok, error), errors included.
 
 
 def _unusable(label: Any, exc: BaseException) -> dict[str, Any]:
     """The result for a sample that cannot be scored: each part at the minimum of the label's
-    reward spec (all 0.0 when the label names none; see :func:`failure_reward`), and why."""
+    reward spec (see :func:`tomgym.train.labels.failure_parts`), and why."""
     try:
-        spec = reward_spec_for(label)
+        fmt, answer = failure_parts(label)
     except Exception:
-        spec = None
-    fmt = min(spec.format_ok, spec.format_bad) if spec else 0.0
-    answer = min(spec.correct, spec.incorrect) if spec else 0.0
+        fmt, answer = 0.0, 0.0
     return {
         "score": float(fmt + answer),
         "format": float(fmt),
