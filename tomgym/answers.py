@@ -30,6 +30,8 @@ Verdict = Literal[
 ]
 
 _NON_WORD = re.compile(r"[\W_]+")
+_ASCII_NON_WORD_AS_SPACE = {c: " " for c in range(128) if not chr(c).isalnum()}
+"""``_NON_WORD``'s matches among ASCII characters (all but letters and digits), as spaces."""
 ARTICLES = frozenset({"a", "an", "the"})
 YES_WORDS = frozenset({"yes"})
 NO_WORDS = frozenset({"no"})
@@ -41,8 +43,11 @@ gold) may add this many words to the gold phrase: pasting the whole story names 
 def words(text: str) -> list[str]:
     """Normalised whole words: NFKC, case-folded, ``_`` and punctuation as spaces, no articles."""
     # ASCII is NFKC-stable and casefolds as lower(): the common case skips both passes.
-    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
-    return [w for w in _NON_WORD.sub(" ", folded).split() if w not in ARTICLES]
+    if text.isascii():  # the ASCII non-word characters are exactly the non-alphanumerics
+        spaced = text.lower().translate(_ASCII_NON_WORD_AS_SPACE)
+    else:
+        spaced = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+    return [w for w in spaced.split() if w not in ARTICLES]
 
 
 @dataclass(frozen=True)
@@ -64,24 +69,25 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     before ``<think>`` and between ``</think>`` and ``<answer>``. The answer is the inside of
     the single answer block; several blocks, nested tags or an empty block give no answer.
     """
-    full = prefill + text
-    counts = {tag: full.count(tag) for tag in TAGS}
+    full = prefill + text if prefill else text
+    n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
+    n_answer_open, n_answer_close = full.count(ANSWER_OPEN), full.count(ANSWER_CLOSE)
     think_open = full.find(THINK_OPEN)
     think_close = full.find(THINK_CLOSE)
     answer_open = full.find(ANSWER_OPEN)
     answer_close = full.find(ANSWER_CLOSE)
     format_ok = (
-        all(c == 1 for c in counts.values())
+        n_think_open == n_think_close == n_answer_open == n_answer_close == 1
         and 0 <= think_open < think_close < answer_open < answer_close
         and not full[:think_open].strip()
         and not full[think_close + len(THINK_CLOSE) : answer_open].strip()
     )
     think = None
-    if counts[THINK_OPEN] == 1 and counts[THINK_CLOSE] == 1 and think_open < think_close:
+    if n_think_open == 1 and n_think_close == 1 and think_open < think_close:
         think = full[think_open + len(THINK_OPEN) : think_close]
-    if counts[ANSWER_OPEN] == 0 or counts[ANSWER_CLOSE] == 0:
+    if n_answer_open == 0 or n_answer_close == 0:
         return ParsedResponse(format_ok, None, think, "no_answer")
-    if counts[ANSWER_OPEN] > 1 or counts[ANSWER_CLOSE] > 1:
+    if n_answer_open > 1 or n_answer_close > 1:
         return ParsedResponse(format_ok, None, think, "several_answers")
     if answer_close < answer_open:
         return ParsedResponse(format_ok, None, think, "unparsable")
@@ -107,34 +113,56 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
+PhraseIndex = dict[str, tuple[tuple[tuple[str, ...], str, int], ...]]
+"""First word -> the (phrase, key, rank) entries starting with it; rank is the entry's place in
+the mapping the index was built from (key order, then phrase order), which breaks ties."""
+
+
+def phrase_index(phrases: Mapping[str, Iterable[tuple[str, ...]]]) -> PhraseIndex:
+    """The phrases of every key, indexed by their first word (empty phrases left out)."""
+    index: dict[str, list[tuple[tuple[str, ...], str, int]]] = {}
+    rank = 0
+    for key, variants in phrases.items():
+        for phrase in variants:
+            if phrase:
+                index.setdefault(phrase[0], []).append((phrase, key, rank))
+            rank += 1
+    return {first: tuple(entries) for first, entries in index.items()}
+
+
 def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, ...]]]) -> set[str]:
     """Which keys have one of their phrases in ``tokens`` as whole consecutive words.
 
     A mention inside a longer mention of another key does not count: with candidates
     ``box`` and ``green box``, the words "green box" name only ``green box``.
     """
-    positions: dict[str, list[int]] = {}
-    for i, tok in enumerate(tokens):
-        positions.setdefault(tok, []).append(i)
-    at, words_of = positions.get, tuple(tokens)
-    spans: list[tuple[int, int, str]] = []
-    for key, variants in phrases.items():
-        for phrase in variants:
-            starts = at(phrase[0]) if phrase else None
-            if starts is None:
-                continue
-            n = len(phrase)
-            spans.extend((s, s + n, key) for s in starts if words_of[s : s + n] == phrase)
+    return indexed_mentions(tokens, phrase_index(phrases))
+
+
+def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
+    """:func:`mentioned` over a prebuilt :func:`phrase_index`: one dict look-up per word."""
+    words_of, at = tuple(tokens), index.get
+    spans: list[tuple[int, int, int, str]] = []
+    for start, tok in enumerate(words_of):
+        entries = at(tok)
+        if entries is None:
+            continue
+        for phrase, key, rank in entries:
+            end = start + len(phrase)
+            if words_of[start:end] == phrase:
+                spans.append((start, end, rank, key))
     if not spans:
         return set()
-    if all(key == spans[0][2] for _, _, key in spans):
-        return {spans[0][2]}  # one key: its longest span is accepted, nothing else to decide
-    # Longest first: a span strictly inside an accepted span of another key is dropped.
-    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
-    covered: list[int | None] = [None] * len(tokens)
+    first_key = spans[0][3]
+    if all(span[3] == first_key for span in spans):
+        return {first_key}  # one key: its longest span is accepted, nothing else to decide
+    # Longest first, then leftmost, then in the mapping's order: a span strictly inside an
+    # accepted span of another key is dropped.
+    spans.sort(key=lambda s: (s[0] - s[1], s[0], s[2]))
+    covered: list[int | None] = [None] * len(words_of)
     cover_key: dict[int, str] = {}
     found: set[str] = set()
-    for span_id, (start, end, key) in enumerate(spans):
+    for span_id, (start, end, _, key) in enumerate(spans):
         owners = {covered[i] for i in range(start, end)}
         inside_other = (
             len(owners) == 1 and None not in owners and cover_key[owners.pop()] != key  # type: ignore[index]
@@ -149,14 +177,20 @@ def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, .
     return found
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def _choice_index(gold: str, candidates: tuple[str, ...], aliases: tuple[str, ...]) -> PhraseIndex:
+    """The phrase index of one item's candidates, the gold's aliases added to the gold: built
+    once per item (an env serves each item's judge many times over training)."""
+    phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
+    phrases.setdefault(gold, [_phrase(gold)]).extend(map(_phrase, aliases))
+    return phrase_index(phrases)
+
+
 def judge_choice(
     answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()
 ) -> Judgement:
     """Correct only if the answer names the gold candidate and no other candidate."""
-    tokens = words(answer)
-    phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
-    phrases.setdefault(gold, [_phrase(gold)]).extend(map(_phrase, aliases))
-    named = mentioned(tokens, phrases)
+    named = indexed_mentions(words(answer), _choice_index(gold, tuple(candidates), tuple(aliases)))
     if not named:
         return Judgement(False, "no_candidate", "the answer names none of the candidates")
     if len(named) > 1:

@@ -144,6 +144,13 @@ class World:
     focus: tuple[tuple[str, ...], str] | None = None
     """When set, the one belief B[agents](obj) kept (a generator asking one question): it ends
     as in the full world, and the other beliefs, which never feed it, are not recorded."""
+    _focus_listed: bool = field(default=False, init=False, repr=False, compare=False)
+    """Whether the focus agents are a tuple _tuples lists (distinct, 1..max_order of them)."""
+
+    def __post_init__(self) -> None:
+        if self.focus is not None:
+            agents = self.focus[0]
+            self._focus_listed = bool(agents) and len(set(agents)) == len(agents) <= self.max_order
 
     # -- queries ---------------------------------------------------------------
 
@@ -233,12 +240,18 @@ class World:
         for a in event.agents:
             self.agent_room[a] = room
         if room not in self.neutral_rooms:
-            self._observe(room, self.objects_in(room))
+            if self.focus is None:
+                self._observe(room, self.objects_in(room))
+            else:
+                where = self.location.get(self.focus[1])
+                if where is not None and self.container_room.get(where) == room:
+                    self._observe_focus(room)  # the focus object is in the room
 
     def _observe(self, room: str, objects: list[str]) -> None:
         """Every nesting of the room's occupants learns the true container of the objects."""
         if self.focus is not None:
-            self._observe_focus(room, objects)
+            if self.focus[1] in objects:
+                self._observe_focus(room)
             return
         present = self.occupants(room)
         if not present or not objects:
@@ -249,19 +262,19 @@ class World:
             for t in tuples:
                 self.belief[(t, obj)] = where
 
-    def _observe_focus(self, room: str, objects: list[str]) -> None:
-        """_observe for the focus belief only: set when its agents (distinct, at most
-        max_order of them) are all in the room, as _tuples would list it."""
+    def _observe_focus(self, room: str) -> None:
+        """_observe for the focus belief only, its object being observed in ``room``: set when
+        its agents (distinct, at most max_order of them) are all in the room, as _tuples would
+        list it."""
         assert self.focus is not None
         agents, obj = self.focus
-        if (
-            agents
-            and obj in objects
-            and len(agents) <= self.max_order
-            and len(set(agents)) == len(agents)
-            and all(self.agent_room.get(a) == room for a in agents)
-        ):
-            self.belief[self.focus] = self.location[obj]
+        if not self._focus_listed:
+            return
+        agent_room = self.agent_room
+        for a in agents:
+            if agent_room.get(a) != room:
+                return
+        self.belief[self.focus] = self.location[obj]
 
     def _set(self, agents: tuple[str, ...], obj: str, container: str) -> None:
         if len(agents) <= self.max_order and (self.focus is None or self.focus == (agents, obj)):
