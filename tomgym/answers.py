@@ -113,7 +113,7 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
-PhraseIndex = dict[str, tuple[tuple[tuple[str, ...], str, int], ...]]
+PhraseIndex = Mapping[str, Sequence[tuple[tuple[str, ...], str, int]]]
 """First word -> the (phrase, key, rank) entries starting with it; rank is the entry's place in
 the mapping the index was built from (key order, then phrase order), which breaks ties."""
 
@@ -177,20 +177,27 @@ def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
     return found
 
 
-@functools.lru_cache(maxsize=1 << 12)
-def _choice_index(gold: str, candidates: tuple[str, ...], aliases: tuple[str, ...]) -> PhraseIndex:
-    """The phrase index of one item's candidates, the gold's aliases added to the gold: built
-    once per item (an env serves each item's judge many times over training)."""
-    phrases: dict[str, list[tuple[str, ...]]] = {c: [_phrase(c)] for c in candidates}
-    phrases.setdefault(gold, [_phrase(gold)]).extend(map(_phrase, aliases))
-    return phrase_index(phrases)
-
-
 def judge_choice(
     answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()
 ) -> Judgement:
     """Correct only if the answer names the gold candidate and no other candidate."""
-    named = indexed_mentions(words(answer), _choice_index(gold, tuple(candidates), tuple(aliases)))
+    tokens = words(answer)
+    present = set(tokens)
+    # The phrase index of the candidates (the gold's aliases under the gold), holding only
+    # the phrases whose first word the answer has: an answer is a few words, a list 15 phrases.
+    index: dict[str, list[tuple[tuple[str, ...], str, int]]] = {}
+    variants: list[tuple[str, tuple[str, ...]]] = []
+    for c in candidates:
+        variants.append((c, _phrase(c)))
+        if c == gold:
+            variants.extend((c, _phrase(a)) for a in aliases)
+    if gold not in candidates:
+        variants.append((gold, _phrase(gold)))
+        variants.extend((gold, _phrase(a)) for a in aliases)
+    for rank, (key, phrase) in enumerate(variants):
+        if phrase and phrase[0] in present:
+            index.setdefault(phrase[0], []).append((phrase, key, rank))
+    named = indexed_mentions(tokens, index)
     if not named:
         return Judgement(False, "no_candidate", "the answer names none of the candidates")
     if len(named) > 1:

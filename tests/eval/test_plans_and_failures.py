@@ -237,3 +237,27 @@ def test_an_older_directory_resumes_with_the_split_it_was_made_with(
     assert summary.complete and json.loads(path.read_text())["envs"][0]["kwargs"] == {}
     with pytest.raises(runner.RunConflictError):  # a split asked for explicitly is never replaced
         evaluate(FirstCandidateAgent(), [ENV], n=3, out=tmp_path, split="val", quiet=True)
+
+
+def test_an_older_sampled_directory_is_not_finished_with_per_item_seeds(tmp_path: Path) -> None:
+    """Older tomgym seeded sampled draws per batch and wrote no seed_scheme: finishing such a
+    run would mix two kinds of draws, so it is refused; its finished items still summarise,
+    and a greedy run of that age resumes as before."""
+    sampled = tmp_path / "sampled"
+    evaluate(FirstCandidateAgent(), [ENV], n=2, out=sampled, temperature=0.7, quiet=True)
+    path = sampled / "metadata.json"
+    meta = json.loads(path.read_text())
+    assert meta["seed_scheme"] == "per-item"
+    del meta["seed_scheme"]  # as older versions wrote it
+    path.write_text(json.dumps(meta))
+    with pytest.raises(runner.RunConflictError, match="seeded each batch"):
+        evaluate(FirstCandidateAgent(), [ENV], n=3, out=sampled, temperature=0.7, quiet=True)
+    summary = evaluate(FirstCandidateAgent(), [ENV], n=2, out=sampled, temperature=0.7, quiet=True)
+    assert summary.complete and json.loads(path.read_text())["seed_scheme"] == "per-batch"
+
+    greedy = tmp_path / "greedy"
+    evaluate(FirstCandidateAgent(), [ENV], n=2, out=greedy, quiet=True)
+    meta = json.loads((greedy / "metadata.json").read_text())
+    del meta["seed_scheme"]
+    (greedy / "metadata.json").write_text(json.dumps(meta))
+    assert evaluate(FirstCandidateAgent(), [ENV], n=3, out=greedy, quiet=True).complete

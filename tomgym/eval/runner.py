@@ -475,7 +475,7 @@ def evaluate(
         if v is not None
     }
     options = {"seed": run_seed, "batch_size": batch_size, **sampling, **(agent_options or {})}
-    Sampling.from_options(options)  # a bad temperature fails here, before any model loads
+    sampled = not Sampling.from_options(options).greedy  # a bad temperature fails here
     spec = agent if isinstance(agent, str) else agent.spec
     directory = Path(out)
     prepare_out(directory)
@@ -490,6 +490,7 @@ def evaluate(
         privileged=False,
         sampling=sampling,
         seed=run_seed,
+        seed_scheme="per-item",
         n=max(t.n for t in targets),
         suite=suite_name,
         envs=plans,
@@ -508,6 +509,14 @@ def evaluate(
     best = best_records(store.load())
     done = {key for key, record in best.items() if not record.failed}
     pending = {t.env_id: [i for i in range(t.n) if (t.env_id, i) not in done] for t in targets}
+    if old is not None and old.seed_scheme != metadata.seed_scheme:
+        if sampled and any(pending.values()):
+            raise RunConflictError(
+                f"{directory} holds a sampled run of an older tomgym, which seeded each batch, "
+                "not each item: finishing it here would mix the two kinds of draws; use another "
+                "--out (greedy runs are unaffected)"
+            )
+        metadata = metadata.model_copy(update={"seed_scheme": old.seed_scheme})
     built: Agent | None = agent if not isinstance(agent, str) else None
     distributed = workers > 1 or ray_address is not None
     if any(pending.values()) and built is None and not distributed:

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -96,6 +96,12 @@ class RunMetadata(BaseModel):
     privileged: bool = False
     sampling: dict[str, Any] = Field(default_factory=dict)
     seed: int
+    seed_scheme: Literal["per-batch", "per-item"] = Field(
+        default="per-batch",
+        description="How sampled draws were seeded: per item (this version: a resumed run "
+        "draws what an uninterrupted one would) or per batch (older versions, which wrote no "
+        "such field).",
+    )
     n: int
     suite: str | None = None
     envs: list[EnvPlan] = Field(
