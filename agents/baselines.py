@@ -164,29 +164,37 @@ class MajorityGuess:
     """Probes label-prior bias: the train split's most frequent gold answer.
 
     Fitted lazily per env ID on its train split (the first 500 items of a procedural env; all
-    items of a fixed env, or the env's own items where it has no ``split`` argument). Among an
-    item's candidates it picks the one most often gold in training. On generated Hi-ToM the
-    containers are drawn afresh per story, so this is near chance (1 in 15).
+    items of a fixed env). An env without a train split (a release or a user's file with no
+    splits) is fitted on its own first 500 items, leaving out the item being answered
+    (leave-one-out): its answer is what the other items' golds say, never its own gold.
+    Among an item's candidates it picks the one most often gold in training. On generated
+    Hi-ToM the containers are drawn afresh per story, so this is near chance (1 in 15).
     """
 
     fit_items: int = MAJORITY_FIT_ITEMS
     counts: dict[str, Counter[tuple[str, ...]]] = field(default_factory=dict)
     names: dict[tuple[str, ...], str] = field(default_factory=dict)
+    own_gold: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    """Env -> item id -> its gold, for an env fitted on its own items (left out per item)."""
 
     def fit(self, env_id: str) -> Counter[tuple[str, ...]]:
         if env_id not in self.counts:
             import tomgym
 
             n = self.fit_items if tomgym.get_spec(env_id).procedural else None
+            own: dict[str, tuple[str, ...]] | None = None
             try:
                 items = tomgym.load_items(env_id, n=n, split="train")
             except (TypeError, ValueError):
                 items = tomgym.load_items(env_id, n=n or self.fit_items)
+                own = self.own_gold[env_id] = {}
             counter: Counter[tuple[str, ...]] = Counter()
             for item in items:
                 key = tuple(words(item.gold_text))
                 counter[key] += 1
                 self.names.setdefault(key, item.gold_text)
+                if own is not None:
+                    own[item.id] = key
             self.counts[env_id] = counter
         return self.counts[env_id]
 
@@ -195,11 +203,18 @@ class MajorityGuess:
             counter = self.fit(episode.env_id)
         except (KeyError, ValueError, TypeError, OSError):
             return fallback_answer(episode), "fallback"
+        why = "train-majority"
+        left_out = self.own_gold.get(episode.env_id, {}).get(episode.item_id)
+        if left_out is not None:
+            counter = counter.copy()
+            counter[left_out] -= 1
+            why = "majority-of-other-items"
         if episode.candidates:
             best = max(episode.candidates, key=lambda c: counter[tuple(words(c))])
-            return best, "train-majority"
-        if counter:
-            return self.names[counter.most_common(1)[0][0]], "train-majority"
+            return best, why
+        common = [(key, count) for key, count in counter.most_common(2) if count > 0]
+        if common:
+            return self.names[common[0][0]], why
         return fallback_answer(episode), "fallback"
 
 

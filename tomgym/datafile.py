@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tomgym.answers import words
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
 
@@ -35,7 +36,6 @@ REQUIRED = ("story", "question", "answer")
 LIST_FIELDS = ("candidates", "aliases")
 MAX_LISTED = 20
 MAX_COLUMNS = 30
-YES_NO = frozenset({"yes", "no"})
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
 
 Row = tuple[int, Mapping[str, Any]]
@@ -70,7 +70,8 @@ class DataFileError(ItemError):
 def read_rows(path: str | Path) -> tuple[list[Row], list[RowProblem], str]:
     """The rows of a JSONL, CSV or parquet file, the rows that could not be read, and the unit.
 
-    The unit is ``"line"`` (JSONL, CSV: the file's line number) or ``"row"`` (parquet).
+    The unit is ``"line"`` (JSONL, CSV: the file's line number) or ``"row"`` (parquet). Text
+    files must be UTF-8 (a BOM is fine); another encoding is an error naming the line.
     """
     file = Path(path)
     kind = SUFFIXES.get(file.suffix.lower())
@@ -78,11 +79,30 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[RowProblem], str]:
         raise ValueError(f"{file}: unknown file type {file.suffix!r}; use .jsonl, .csv or .parquet")
     if not file.is_file():
         raise FileNotFoundError(f"{file} does not exist")
-    if kind == "jsonl":
-        return *_read_jsonl(file), "line"
-    if kind == "csv":
+    if kind == "parquet":
+        return _read_parquet(file), [], "row"
+    try:
+        if kind == "jsonl":
+            return *_read_jsonl(file), "line"
         return *_read_csv(file), "line"
-    return _read_parquet(file), [], "row"
+    except UnicodeDecodeError as exc:
+        raise DataFileError(str(file), [_encoding_problem(file, exc)]) from None
+
+
+def _encoding_problem(file: Path, exc: UnicodeDecodeError) -> RowProblem:
+    """Where a file stops being UTF-8: its line and the bytes (Excel's "CSV" is often cp1252)."""
+    raw = file.read_bytes()
+    try:  # the reader's error counts from a buffer's start: decode whole to find the line
+        raw.decode("utf-8")
+    except UnicodeDecodeError as whole:
+        exc = whole
+    line = raw.count(b"\n", 0, exc.start) + 1
+    return RowProblem(
+        f"line {line}",
+        "<row>",
+        f"not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r}): save the file as UTF-8 "
+        "(in Excel: CSV UTF-8)",
+    )
 
 
 def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
@@ -117,8 +137,13 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
             number, last = last + 1, reader.line_num
             if not values:
                 continue
-            if len(values) > len(header):
-                message = f"{len(values) - len(header)} more value(s) than columns"
+            if len(values) != len(header):  # a short row would silently lose its last fields
+                more, fewer = len(values) - len(header), len(header) - len(values)
+                message = (
+                    f"{more} more value(s) than columns"
+                    if more > 0
+                    else f"{fewer} fewer value(s) than the {len(header)} columns"
+                )
                 problems.append(RowProblem(f"line {number}", "<row>", message))
                 continue
             rows.append((number, dict(zip(header, values, strict=False))))
@@ -210,12 +235,15 @@ def _fields(
     return fields, problems
 
 
-def _default_answer_type(fields: Mapping[str, Any], all_yes_no: bool) -> str:
-    if isinstance(fields.get("answer"), list):
+def _default_answer_type(fields: Mapping[str, Any]) -> str:
+    """``names`` for a list answer, ``choice`` with candidates, ``yes_no`` for a yes or no
+    answer (per row: judged as free text, "yes no" would name the gold), else ``text``."""
+    answer = fields.get("answer")
+    if isinstance(answer, list):
         return "names"
     if fields.get("candidates"):
         return "choice"
-    return "yes_no" if all_yes_no else "text"
+    return "yes_no" if isinstance(answer, str) and words(answer) in (["yes"], ["no"]) else "text"
 
 
 def items_from_rows(
@@ -233,8 +261,8 @@ def items_from_rows(
     ``rows`` are ``(number, mapping)`` pairs (or plain mappings, numbered from 1);
     ``mapping`` maps item fields (:data:`FIELDS`) to row keys; unmapped keys go into
     ``metadata``. Ids default to ``<id_prefix>-<number>``; the answer type defaults to
-    ``names`` for list answers, ``choice`` with candidates, else ``yes_no`` when every answer
-    without candidates is yes/no, else ``text``. A row without an optional field's key (a
+    ``names`` for list answers, ``choice`` with candidates, else ``yes_no`` for a row whose
+    answer is yes or no (``"Yes."`` too), else ``text``. A row without an optional field's key (a
     JSONL line with no ``"candidates"``) leaves that field unset; a mapped column that no row
     has is an error, and so is a row without a required one. ``order`` takes whole numbers
     only (``2`` or ``2.0``, not ``2.7`` or ``true``).
@@ -264,10 +292,6 @@ def items_from_rows(
         problems.extend(bad)
         if not bad:
             parsed.append((label, number, fields, row))
-    open_answers = [f["answer"] for _, _, f, _ in parsed if not f.get("candidates")]
-    all_yes_no = bool(open_answers) and all(
-        isinstance(a, str) and a.lower() in YES_NO for a in open_answers
-    )
     used = set(mapping.values())
     items: list[ToMItem] = []
     seen: dict[str, str] = {}
@@ -275,7 +299,7 @@ def items_from_rows(
         record = {
             "id": f"{id_prefix}-{number}",
             "source": source,
-            "answer_type": _default_answer_type(fields, all_yes_no),
+            "answer_type": _default_answer_type(fields),
             "metadata": {k: v for k, v in row.items() if k not in used} | {unit: number},
             **fields,
         }
@@ -338,8 +362,19 @@ def load_file_items(
     source: str = "custom",
     candidates_sep: str = "|",
 ) -> list[ToMItem]:
-    """The validated items of a file (what :func:`register_from_file` would register)."""
+    """The validated items of a file (what :func:`register_from_file` would register).
+
+    A column named like an item field (``id``, ``candidates``, ``order``, ``split``, ...) that
+    the mapping leaves out is read as that field: a JSONL file written with the field names
+    needs no mapping, and its candidates and splits are not lost in the metadata.
+    """
     rows, problems, unit = read_rows(path)
+    columns = {key for _, row in rows for key in row}
+    taken = set(mapping.values())
+    mapping = {
+        **{f: f for f in FIELDS if f not in mapping and f in columns and f not in taken},
+        **mapping,
+    }
     try:
         items = items_from_rows(
             rows,

@@ -20,7 +20,7 @@ from tomgym.prompts import (
 )
 from tomgym.registry import get_spec, registered_source
 from tomgym.rewards import RewardSpec, Score, resolve_reward, score_response
-from tomgym.sources import PROCEDURAL_INDEX_LIMIT, ItemSource
+from tomgym.sources import PROCEDURAL_INDEX_LIMIT, ItemSource, ListSource
 from tomgym.spaces import ACTION_MAX_CHARS, text_space, to_printable
 
 _RESET_OPTIONS = frozenset({"index"})
@@ -37,6 +37,15 @@ class EnvArgumentError(ValueError, TypeError):
     The message names the env, the argument and the value. It is both a ValueError and a
     TypeError so that code catching either (the CLI, ``gym.make`` callers) sees it.
     """
+
+
+class SplitNotFoundError(EnvArgumentError):
+    """The env's items have splits, but none of the one asked for. Unlike an env without
+    splits (a plain ValueError), it must not be replaced by the env's whole item list: that
+    would serve the other splits' items (the test items, when training asked for ``train``)."""
+
+
+ITEM_SPLITS = ("train", "val", "test", "all")
 
 
 @contextlib.contextmanager
@@ -204,6 +213,9 @@ class ToMEnv(gym.Env[str, str]):
       a bool (``"False"`` is refused, not read as true).
     - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns the prompt and, after the
       step, the response and its verdict).
+    - ``split``: for an env registered with items (a user's data), serve only the items of
+      that split (``train``, ``val``, ``test``; ``all``: every item), as each item's ``split``
+      field says; an env whose items carry no split takes only ``all``.
     - further keyword arguments go to the family's item source (``split``, ``order``, ...).
 
     An argument of the wrong type or value is an ``EnvArgumentError`` (a ValueError and a
@@ -264,7 +276,9 @@ class ToMEnv(gym.Env[str, str]):
 
     # --- what a family overrides -------------------------------------------------------
     def build_source(self, **source_kwargs: Any) -> ItemSource:
-        """The items this env serves. Families override this; the base serves registered items."""
+        """The items this env serves. Families override this; the base serves registered items,
+        all of them or (``split=``) those of one split, as each item's ``split`` field says."""
+        split = source_kwargs.pop("split", None)
         if source_kwargs:
             raise TypeError(
                 f"{self.tom_id or type(self).__name__}: unexpected keyword arguments "
@@ -272,7 +286,27 @@ class ToMEnv(gym.Env[str, str]):
             )
         if self.tom_id is None:
             raise ValueError("ToMEnv needs tom_id= (a registered ID) or a family subclass")
-        return registered_source(self.tom_id)
+        source = registered_source(self.tom_id)
+        if split is None:
+            return source
+        if not isinstance(source, ListSource):
+            raise TypeError(f"{self.label}: a generated env takes no split argument")
+        split = check_choice(self.label, "split", split, ITEM_SPLITS)
+        if split == "all":
+            return source
+        present = sorted({item.split for item in source.items})
+        if present == ["all"]:
+            raise ValueError(
+                f"{self.label}: its items have no splits (use split='all' or none), "
+                f"not split={split!r}"
+            )
+        chosen = [item for item in source.items if item.split == split]
+        if not chosen:
+            raise SplitNotFoundError(
+                f"{self.label}: no items of split {split!r}; its items' splits are "
+                f"{', '.join(present)}"
+            )
+        return ListSource(chosen)
 
     # --- the Gymnasium API -------------------------------------------------------------
     @property

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tomgym.answers import leading_yes_no
+
 AnswerType = Literal["choice", "text", "yes_no", "names"]
 """How an answer is judged.
 
@@ -69,6 +71,11 @@ class ToMItem(BaseModel):
                     f"gold answer {self.answer!r} is not among the candidates "
                     f"{list(self.candidates)}"
                 )
+        if self.answer_type == "yes_no" and leading_yes_no(str(self.answer)) is None:
+            raise ValueError(
+                f"answer_type 'yes_no' needs a gold answer starting with yes or no, "
+                f"got {self.answer!r}"
+            )
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError("candidates contain duplicates")
         return self

@@ -170,3 +170,22 @@ def test_mentions_prefer_the_longest_name() -> None:
 def test_unknown_heuristic_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="majority"):
         make_agent("heuristic:cleverest")
+
+
+def test_majority_on_an_env_without_splits_leaves_the_answered_item_out() -> None:
+    """Fitted on the env's own items, the majority once counted the gold of the very item it
+    answered: six items, each with its own gold, scored 100% where chance is 50%."""
+    env_id = "Test-Agents-Distinct-v0"
+    items = [
+        {"id": f"q{i}", "story": f"Ann put the ball in the pot{i}.", "question": "Where?",
+         "answer": f"pot{i}", "candidates": [f"pan{i}", f"pot{i}"]}
+        for i in range(6)
+    ]
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        eps = episodes(env_id, 6)
+        responses = make_agent("heuristic:majority").act(eps)
+        assert {r.extra.get("how") for r in responses} == {"majority-of-other-items"}
+        assert not any(i["correct"] for i in step_all(env_id, [r.text for r in responses]))
+    finally:
+        tomgym.unregister_tom_env(env_id)

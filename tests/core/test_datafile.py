@@ -242,3 +242,63 @@ def test_a_column_no_row_has_is_reported_once_with_the_files_columns(
     assert [p.field for p in problems] == ["story", "candidates"]
     assert "'text', 'q', 'gold', 'opts'" in str(problems[0])
     assert env_id not in {s.id for s in tomgym.list_envs()}
+
+
+def test_the_yes_no_type_is_decided_per_row_so_a_hedge_earns_nothing(
+    tmp_path: Path, env_id: str
+) -> None:
+    """One free-text row used to turn every yes/no row of the file into free text, where
+    "yes no" names the gold whichever it is."""
+    rows: list[dict[str, Any]] = [
+        {"story": STORY, "question": "Does Anne know where the ball is?", "answer": "No."},
+        {"story": STORY, "question": "Who moved the ball?", "answer": "Bob"},
+    ]
+    register_from_file(write_jsonl(tmp_path / "mixed.jsonl", rows), env_id)
+    items = tomgym.load_items(env_id)
+    assert [it.answer_type for it in items] == ["yes_no", "text"]
+    env = tomgym.make(env_id)
+    env.reset(options={"index": 0})
+    _, reward, *_ = env.step("<think>x</think><answer>yes no</answer>")
+    assert reward == 0.1  # the format part only
+
+
+def test_a_yes_no_row_whose_gold_is_not_yes_or_no_is_a_row_problem(
+    tmp_path: Path, env_id: str
+) -> None:
+    rows: list[dict[str, Any]] = [
+        {"story": STORY, "question": "Does Anne know?", "answer": "maybe", "kind": "yes_no"},
+    ]
+    with pytest.raises(DataFileError) as caught:
+        register_from_file(write_jsonl(tmp_path / "bad.jsonl", rows), env_id, answer_type="kind")
+    assert "line 1" in str(caught.value) and "starting with yes or no" in str(caught.value)
+
+
+def test_columns_named_like_fields_need_no_mapping(tmp_path: Path, env_id: str) -> None:
+    """A JSONL file written with the item field names lost its candidates, splits and ids to
+    the metadata, so its items became free text (where "box or bag" names the gold)."""
+    rows: list[dict[str, Any]] = [
+        {"id": f"r{i}", "story": STORY, "question": "Where is the ball?", "answer": "bag",
+         "candidates": ["box", "bag"], "split": split, "order": 0}
+        for i, split in enumerate(["train", "test"])
+    ]
+    items = load_file_items(write_jsonl(tmp_path / "f.jsonl", rows), env_id, column_mapping())
+    assert [(it.id, it.answer_type, it.split, it.order) for it in items] == [
+        ("r0", "choice", "train", 0),
+        ("r1", "choice", "test", 0),
+    ]
+    assert items[0].candidates == ("box", "bag") and "candidates" not in items[0].metadata
+
+
+def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path) -> None:
+    short = tmp_path / "short.csv"
+    short.write_text(f'text,q,gold,opts\n"{STORY}",Where?,bag,box|bag\n"{STORY}",Where?,bag\n')
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(short, "X-v0", column_mapping(story="text", question="q", answer="gold",
+                                                      candidates="opts"))
+    assert [(p.where, p.field) for p in caught.value.problems] == [("line 5", "<row>")]
+    assert "1 fewer value(s) than the 4 columns" in str(caught.value)
+    cp1252 = tmp_path / "excel.csv"
+    cp1252.write_bytes("story,question,answer\nA,B?,C\nCafé,B?,C\n".encode("cp1252"))
+    with pytest.raises(DataFileError, match=r"line 3: field '<row>': not UTF-8") as caught:
+        load_file_items(cp1252, "X-v0", column_mapping())
+    assert str(cp1252) in str(caught.value)

@@ -140,3 +140,40 @@ def test_a_failed_overwrite_keeps_the_old_env(custom_id: str) -> None:
         tomgym.register_tom_env(custom_id, items=ITEMS[:1], usage="test", overwrite=True)
     assert len(tomgym.load_items(custom_id)) == 3
     assert get_spec(custom_id).usage == "train"
+
+
+def test_an_items_env_serves_one_split_when_its_items_have_splits(custom_id: str) -> None:
+    """A user's data with a split field: split= serves those items only; a split it lacks is a
+    SplitNotFoundError (never the whole list, which holds the other splits' items); an env
+    whose items have no splits takes only split='all'."""
+    from tomgym.env import SplitNotFoundError
+
+    splits = ["train", "test", "test"]
+    split_items = [{**item, "split": s} for item, s in zip(ITEMS, splits, strict=True)]
+    tomgym.register_tom_env(custom_id, items=split_items)
+    assert [i.id for i in tomgym.load_items(custom_id)] == ["q0", "q1", "q2"]
+    assert [i.id for i in tomgym.load_items(custom_id, split="test")] == ["q1", "q2"]
+    assert [i.id for i in tomgym.load_items(custom_id, split="all")] == ["q0", "q1", "q2"]
+    assert tomgym.make(custom_id, split="train").unwrapped.size == 1
+    with pytest.raises(SplitNotFoundError, match="splits are test, train"):
+        tomgym.make(custom_id, split="val")
+    with pytest.raises(ValueError, match="split must be one of"):
+        tomgym.make(custom_id, split="Train")
+    tomgym.register_tom_env(custom_id, items=ITEMS, overwrite=True)
+    with pytest.raises(ValueError, match="no splits") as caught:
+        tomgym.make(custom_id, split="train")
+    assert not isinstance(caught.value, SplitNotFoundError)
+    assert tomgym.make(custom_id, split="all").unwrapped.size == 3
+
+
+def test_training_labels_never_take_other_splits_items(custom_id: str) -> None:
+    from tomgym.env import SplitNotFoundError
+    from tomgym.train.labels import open_labelled_env
+
+    held_out = [{**item, "split": "test"} for item in ITEMS]
+    tomgym.register_tom_env(custom_id, items=held_out)
+    with pytest.raises(SplitNotFoundError):
+        open_labelled_env(custom_id, "train", {})
+    tomgym.register_tom_env(custom_id, items=ITEMS, overwrite=True)  # no splits: used whole
+    env, kwargs = open_labelled_env(custom_id, "train", {})
+    assert env.size == 3 and kwargs == {}

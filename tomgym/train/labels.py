@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tomgym.env import ToMEnv
+from tomgym.env import SplitNotFoundError, ToMEnv
 from tomgym.items import ToMItem
 from tomgym.rewards import RewardSpec, Score, resolve_reward
 
@@ -143,8 +143,8 @@ def open_labelled_env(
     try:
         return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=with_split)), with_split
     except (TypeError, ValueError) as exc:
-        if split != TRAIN_SPLIT:
-            raise
+        if split != TRAIN_SPLIT or isinstance(exc, SplitNotFoundError):
+            raise  # an env with other splits but no train items: its whole list holds them
         try:
             env = env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base))
         except Exception:
