@@ -12,6 +12,13 @@ from tomgym.data_commands import add_commands
 from tomgym.registry import unregister_tom_env
 
 
+def cli_main(argv: list[str]) -> int:
+    """The whole CLI, with its error handling (one line, exit 2)."""
+    from tomgym.cli import main
+
+    return main(argv)
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tomgym")
     add_commands(parser.add_subparsers(dest="command", required=True))
@@ -85,7 +92,7 @@ def test_register_validates_and_previews(
 def test_register_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.csv"
     path.write_text("story,question,answer\nonce,,box\n", encoding="utf-8")
-    assert run(["register", str(path), "--id", "Bad-ToM-v0"]) == 1
+    assert cli_main(["register", str(path), "--id", "Bad-ToM-v0"]) == 2
     assert "line 2: field 'question'" in capsys.readouterr().err
 
 
@@ -99,7 +106,7 @@ def test_register_reads_an_excel_csv_and_names_the_files_columns(
         assert run(["register", str(path), "--id", "Excel-ToM-v0"]) == 0
     finally:
         unregister_tom_env("Excel-ToM-v0")
-    assert run(["register", str(path), "--id", "Excel-ToM-v0", "--story", "text"]) == 1
+    assert cli_main(["register", str(path), "--id", "Excel-ToM-v0", "--story", "text"]) == 2
     err = capsys.readouterr().err
     assert "column 'text' is missing; the file has 'story', 'question', 'answer'" in err
 

@@ -119,7 +119,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_register(args: argparse.Namespace) -> int:
     import tomgym
-    from tomgym.datafile import DataFileError, register_from_file
+    from tomgym.datafile import register_from_file
 
     mapping: dict[str, Any] = {
         "story": args.story,
@@ -133,19 +133,16 @@ def cmd_register(args: argparse.Namespace) -> int:
         "question_type": args.question_type,
         "split": args.split,
     }
-    try:
-        spec = register_from_file(
-            args.file,
-            args.id,
-            family=args.family,
-            usage=args.usage,
-            held_out=args.held_out,
-            candidates_sep=args.sep,
-            **mapping,
-        )
-    except DataFileError as exc:
-        print(f"tomgym register: {exc}", file=sys.stderr)
-        return 1
+    # A DataFileError (every bad row) reaches main(): "tomgym register: error: ...", exit 2.
+    spec = register_from_file(
+        args.file,
+        args.id,
+        family=args.family,
+        usage=args.usage,
+        held_out=args.held_out,
+        candidates_sep=args.sep,
+        **mapping,
+    )
     print(json.dumps(spec.model_dump(), indent=2, default=str))
     if args.show:
         env = tomgym.make(spec.id)
@@ -157,7 +154,9 @@ def cmd_register(args: argparse.Namespace) -> int:
             print(prompt)
     print(
         f"\n{spec.id}: {spec.size} valid items. This registration lasts only for this process; "
-        "in Python call tomgym.datafile.register_from_file(...) to use it."
+        "in Python call tomgym.datafile.register_from_file(...) to use it, and register it from "
+        "a plugin (the tomgym.envs entry point, see the README) for tomgym eval, export and "
+        "training."
     )
     return 0
 
