@@ -69,6 +69,11 @@ class Leaderboard(BaseModel):
         description="Env columns whose runs made the env with different arguments (a split, a "
         "reward...): env ID -> run directory -> those arguments as JSON.",
     )
+    mixed_held_out: dict[str, dict[str, bool]] = Field(
+        default_factory=dict,
+        description="Env columns that some runs count as held out and others as in-distribution "
+        "(a suite's marking): env ID -> run directory -> held out. Their gaps do not compare.",
+    )
 
 
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
@@ -149,6 +154,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     labels: dict[str, str] = {}
     suites = set()
     made_with: dict[str, dict[str, str]] = {}
+    marked: dict[str, dict[str, bool]] = {}
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
@@ -163,6 +169,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
             if env_id not in envs:
                 envs.append(env_id)
             held_out[env_id] = held_out.get(env_id, False) or env.held_out
+            marked.setdefault(env_id, {})[str(directory)] = env.held_out
         if metadata is not None and metadata.suite:
             labels.update(_suite_labels(metadata.suite))
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
@@ -173,8 +180,15 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     )
     suite = suites.pop() if len(suites) == 1 else None
     mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
+    mixed_held_out = {e: runs for e, runs in marked.items() if len(set(runs.values())) > 1}
     return Leaderboard(
-        suite=suite, envs=envs, labels=labels, held_out=held_out, rows=rows, mixed=mixed
+        suite=suite,
+        envs=envs,
+        labels=labels,
+        held_out=held_out,
+        rows=rows,
+        mixed=mixed,
+        mixed_held_out=mixed_held_out,
     )
 
 
@@ -185,6 +199,13 @@ def mixed_notes(board: Leaderboard) -> list[str]:
         + "; ".join(f"{arguments} in {directory}" for directory, arguments in runs.items())
         + "."
         for env_id, runs in board.mixed.items()
+    ] + [
+        f"Column {env_id} is held out in "
+        + ", ".join(d for d, h in runs.items() if h)
+        + " but in-distribution in "
+        + ", ".join(d for d, h in runs.items() if not h)
+        + ": those runs' held-out gaps do not compare."
+        for env_id, runs in board.mixed_held_out.items()
     ]
 
 

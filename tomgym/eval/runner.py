@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -63,19 +64,22 @@ HELD_OUT_SPLITS = ("val", "test")
 
 
 def open_env(
-    env_id: str, kwargs: dict[str, Any], split: str | None
+    env_id: str, kwargs: dict[str, Any], split: str | None, *, fallback: bool = True
 ) -> tuple[ToMEnv, dict[str, Any]]:
     """Make the env with ``split`` unless the kwargs set one; returns the kwargs used.
 
     An env that has splits but not this one (ValueError) is made with the first held-out split
     it has (``val``, then ``test``), never silently with its own default (often ``train``); only
     an env with neither, or one that takes no split at all (TypeError), gets its own default.
-    Any change of split is said on stderr.
+    Any change of split is said on stderr. With ``fallback=False`` (a split the user asked
+    for) there is no change: the env's refusal is the error.
     """
     import tomgym
 
     if split is None or "split" in kwargs:
         return tomgym.make(env_id, **kwargs), dict(kwargs)
+    if not fallback:
+        return tomgym.make(env_id, **kwargs, split=split), {**kwargs, "split": split}
     refusals = []
     for candidate in dict.fromkeys([split, *HELD_OUT_SPLITS]):
         try:
@@ -111,13 +115,21 @@ def resolve_targets(
     n: int | None,
     split: str | None,
     env_kwargs: dict[str, Any] | None,
+    *,
+    split_given: bool = False,
 ) -> tuple[list[EnvTarget], str | None, int | None]:
     """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
 
     A repeated env ID is asked once (the first occurrence wins). ``n`` must be at least 1.
+    ``split_given``: the split is the user's, not a default: an env without it is an error.
+    An env whose kwargs change what its ID serves (anything but the split, the seed, the
+    reward and the prompt) is counted as held out unless a suite marks it: it is not the
+    ID's training distribution.
     """
     from tomgym.eval.suites import load_suite
 
+    if isinstance(env_ids, str):
+        env_ids = [env_ids]  # one ID, not its characters
     if (env_ids is None) == (suite is None):
         raise ValueError("give either envs (env IDs) or a suite, not both and not neither")
     if n is not None and n < 1:
@@ -147,22 +159,48 @@ def resolve_targets(
     targets = []
     for env_id, kwargs, held_out, env_n in entries:
         spec = get_spec(env_id)
-        env, used = open_env(env_id, kwargs, split)
+        env, used = open_env(env_id, kwargs, split, fallback=not split_given)
         wanted = env_n if env_n is not None else default_n
         if wanted < 1:
             raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
         size = env.size
+        if held_out is None:
+            held_out = spec.held_out or _changes_distribution(env_id, spec, kwargs)
         targets.append(
             EnvTarget(
                 env_id=env_id,
                 kwargs=used,
-                held_out=spec.held_out if held_out is None else held_out,
+                held_out=held_out,
                 n=min(wanted, size) if size is not None else wanted,
                 spec=spec,
                 env=env,
             )
         )
     return targets, suite_name, suite_seed
+
+
+NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think", "render_mode"})
+"""Env arguments that leave an ID's item distribution as it is (which items, how scored)."""
+
+
+def _changes_distribution(env_id: str, spec: ToMEnvSpec, kwargs: Mapping[str, Any]) -> bool:
+    """Whether ``kwargs`` make the env serve other content than its ID (``vocab_split="test"``
+    on an in-distribution ID serves the NewVocab ID's items); said on stderr when so."""
+    def plain(value: Any) -> Any:  # tuples and lists, as JSON would hold them, compare equal
+        return json.loads(json.dumps(value, default=str))
+
+    changed = {
+        k: v
+        for k, v in kwargs.items()
+        if k not in NEUTRAL_KWARGS and plain(spec.kwargs.get(k)) != plain(v)
+    }
+    if changed:
+        print(
+            f"tomgym eval: {env_id} with {changed} is not its ID's distribution: counted as "
+            "held out (a suite entry's held_out says otherwise)",
+            file=sys.stderr,
+        )
+    return bool(changed)
 
 
 def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged: bool) -> Episode:
@@ -460,7 +498,9 @@ def evaluate(
     split_given = split is not None
     if suite is None and split is None:
         split = DEFAULT_SPLIT
-    targets, suite_name, suite_seed = resolve_targets(envs, suite, n, split, env_kwargs)
+    targets, suite_name, suite_seed = resolve_targets(
+        envs, suite, n, split, env_kwargs, split_given=split_given
+    )
     run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
     if suite is not None:
         from tomgym.eval.suites import load_suite
@@ -588,7 +628,7 @@ def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Sum
     (``extra_records``). ``write=False`` changes no file (for readers such as the leaderboard).
     """
     store = ResultsStore(directory)
-    records = store.load()
+    records = store.load(repair=write)
     order = [*metadata.envs, *metadata.stored_envs]
     position = {p.env_id: k for k, p in enumerate(order)}
     ordered = sorted(

@@ -142,8 +142,10 @@ class ResultsStore:
         self.directory = Path(directory)
         self.path = self.directory / RESULTS_FILE
 
-    def load(self) -> list[ResultRecord]:
-        """Every complete record; a torn last line (a killed run) is cut off the file."""
+    def load(self, *, repair: bool = True) -> list[ResultRecord]:
+        """Every complete record; a torn last line (a killed run) is cut off the file, unless
+        ``repair=False`` (a reader such as the leaderboard, which must not cut the line an
+        evaluation still running is writing)."""
         if not self.path.exists():
             return []
         raw = self.path.read_bytes()
@@ -169,7 +171,7 @@ class ResultsStore:
                 break
             records.append(record)
             good_end = position
-        if good_end < len(raw):
+        if repair and good_end < len(raw):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
         return records

@@ -1,0 +1,64 @@
+"""What a run counts as held out, and readers that change nothing: from a review that measured
+generalisation as a new user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.eval.helpers import FirstCandidateAgent
+from tomgym.env import EnvArgumentError
+from tomgym.eval.leaderboard import collect, to_markdown
+from tomgym.eval.runner import evaluate
+
+O2 = "ToM-HiToM-O2-v0"
+
+
+def test_kwargs_that_change_an_ids_content_count_it_as_held_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """O2 with the test vocabulary serves the NewVocab ID's items; it used to be counted in the
+    in-distribution mean. A seed or a reward leaves the ID's distribution as it is."""
+    changed = evaluate(
+        FirstCandidateAgent(), [O2], n=2, out=tmp_path / "a", env_kwargs={"vocab_split": "test"},
+        quiet=True,
+    )
+    assert changed.envs[O2].held_out
+    assert "is not its ID's distribution: counted as held out" in capsys.readouterr().err
+    same = evaluate(
+        FirstCandidateAgent(), [O2], n=2, out=tmp_path / "b",
+        env_kwargs={"seed": 3, "reward": "tomrl", "orders": [2]}, quiet=True,
+    )
+    assert not same.envs[O2].held_out
+
+
+def test_a_split_the_user_names_is_never_replaced(tmp_path: Path) -> None:
+    with pytest.raises(EnvArgumentError, match="split"):
+        evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "x", split="tset", quiet=True)
+    summary = evaluate(FirstCandidateAgent(), O2, n=2, out=tmp_path / "y", quiet=True)  # type: ignore[arg-type]
+    assert list(summary.envs) == [O2]  # one ID as a string, not its characters
+
+
+def test_the_leaderboard_says_when_runs_mark_a_column_differently(tmp_path: Path) -> None:
+    suite = tmp_path / "mine.json"
+    suite.write_text(json.dumps({"name": "mine", "envs": [{"id": O2, "held_out": True}]}))
+    evaluate(FirstCandidateAgent(), suite=str(suite), n=2, out=tmp_path / "marked", quiet=True)
+    evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "plain", quiet=True)
+    board = collect([tmp_path / "marked", tmp_path / "plain"])
+    assert board.mixed_held_out == {O2: {str(tmp_path / "marked"): True,
+                                         str(tmp_path / "plain"): False}}
+    assert "held-out gaps do not compare" in to_markdown(board)
+
+
+def test_reading_a_directory_leaves_its_files_as_they_are(tmp_path: Path) -> None:
+    """A torn last line may be an evaluation still writing: the leaderboard must not cut it."""
+    evaluate(FirstCandidateAgent(), [O2], n=3, out=tmp_path, quiet=True)
+    (tmp_path / "summary.json").unlink()
+    results = tmp_path / "results.jsonl"
+    torn = results.read_bytes() + b'{"env_id": "ToM-Hi'
+    results.write_bytes(torn)
+    board = collect([tmp_path])
+    assert board.rows[0].accuracy is not None
+    assert results.read_bytes() == torn
