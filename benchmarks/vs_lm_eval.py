@@ -194,6 +194,7 @@ def run_tomgym(
             temperature=0,
             batch_size=batch_size,
             quiet=True,
+            item_order="first",  # items 0..n-1, the ones the lm-eval task holds
             agent_options={
                 "batch_size": batch_size,
                 "num_threads": threads,

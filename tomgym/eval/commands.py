@@ -59,6 +59,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
         "temperature": args.temperature,
         "max_new_tokens": args.max_new_tokens,
         "quiet": args.quiet,
+        "item_order": args.item_order,
     }
 
 
@@ -122,6 +123,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="split for envs that take one (default: test / suite's; else val, then test)",
     )
     p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE", help="env kwarg")
+    p.add_argument(
+        "--item-order",
+        choices=["shuffled", "first"],
+        default=None,
+        help="which n items of a release or data-file env: the first n of one fixed shuffled "
+        "order (default; spans a release stored order by order) or indices 0..n-1",
+    )
     p.add_argument("--batch-size", type=positive_int, default=8)
     p.add_argument(
         "--workers", type=positive_int, default=1, help="agent replicas as Ray actors (> 1)"

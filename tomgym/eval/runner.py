@@ -17,12 +17,15 @@ from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response, make_a
 from tomgym.env import EnvArgumentError, ToMEnv
 from tomgym.eval.metrics import Summary, summarise, think_features
 from tomgym.eval.store import (
+    ITEM_ORDERS,
     METADATA_FILE,
     SUMMARY_FILE,
     EnvPlan,
+    ItemOrder,
     ResultRecord,
     ResultsStore,
     RunMetadata,
+    planned_indices,
     read_metadata,
     write_json,
 )
@@ -48,6 +51,8 @@ class EnvTarget:
     n: int
     spec: ToMEnvSpec
     env: ToMEnv | None = field(default=None, repr=False)
+    items: ItemOrder = "first"
+    size: int | None = None
 
     def plan(self) -> EnvPlan:
         return EnvPlan(
@@ -56,7 +61,12 @@ class EnvTarget:
             held_out=self.held_out,
             n=self.n,
             spec=self.spec.model_dump(mode="json"),
+            items=self.items,
+            size=self.size,
         )
+
+    def indices(self) -> list[int]:
+        return planned_indices(self.items, self.n, self.size)
 
 
 HELD_OUT_SPLITS = ("val", "test")
@@ -117,6 +127,7 @@ def resolve_targets(
     env_kwargs: dict[str, Any] | None,
     *,
     split_given: bool = False,
+    item_order: ItemOrder = "shuffled",
 ) -> tuple[list[EnvTarget], str | None, int | None]:
     """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
 
@@ -124,7 +135,8 @@ def resolve_targets(
     ``split_given``: the split is the user's, not a default: an env without it is an error.
     An env whose kwargs change what its ID serves (anything but the split, the seed, the
     reward and the prompt) is counted as held out unless a suite marks it: it is not the
-    ID's training distribution.
+    ID's training distribution. ``item_order`` picks a fixed env's ``n`` items (see
+    ``planned_indices``).
     """
     from tomgym.eval.suites import load_suite
 
@@ -166,14 +178,17 @@ def resolve_targets(
         size = env.size
         if held_out is None:
             held_out = spec.held_out or _changes_distribution(env_id, spec, kwargs)
+        count = min(wanted, size) if size is not None else wanted
         targets.append(
             EnvTarget(
                 env_id=env_id,
                 kwargs=used,
                 held_out=held_out,
-                n=min(wanted, size) if size is not None else wanted,
+                n=count,
                 spec=spec,
                 env=env,
+                items=item_order if size is not None and count < size else "first",
+                size=size,
             )
         )
     return targets, suite_name, suite_seed
@@ -415,7 +430,30 @@ def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     env = tomgym.make(target.env_id, **stored.kwargs)
     size = env.size
     n = min(target.n, size) if size is not None else target.n
-    return replace(target, kwargs=dict(stored.kwargs), env=env, n=n)
+    items = target.items if size is not None and n < size else "first"
+    return replace(target, kwargs=dict(stored.kwargs), env=env, n=n, size=size, items=items)
+
+
+def keep_stored_order(target: EnvTarget, old: RunMetadata, *, given: bool) -> EnvTarget:
+    """``target`` asking its items in the order the directory's run used for that env: an
+    older directory (always ``first``) resumes as it was made. An order given explicitly that
+    differs is a RunConflictError."""
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if stored is None or stored.items == target.items:
+        return target
+    if target.size is None or target.n >= target.size:
+        return target  # every item is asked: the order picks nothing
+    if given:
+        raise RunConflictError(
+            f"{target.env_id}: this directory asked its items in {stored.items!r} order, not "
+            f"{target.items!r}; use another --out"
+        )
+    print(
+        f"tomgym eval: {target.env_id}: resuming with the directory's item order "
+        f"{stored.items!r}",
+        file=sys.stderr,
+    )
+    return replace(target, items=stored.items)
 
 
 def _stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPlan]:
@@ -471,11 +509,16 @@ def evaluate(
     max_new_tokens: int | None = None,
     agent_options: dict[str, Any] | None = None,
     quiet: bool = False,
+    item_order: ItemOrder | None = None,
 ) -> Summary:
     """Evaluate ``agent`` (a spec string or an Agent) and write ``out``/results, metadata, summary.
 
-    Items are indices ``0..n-1`` of each env (capped at its size; ``n >= 1``; a repeated env is
-    asked once). ``split`` is passed to envs that take one (default: ``test`` for env IDs, the
+    Each env serves ``n`` items (capped at its size; ``n >= 1``; a repeated env is asked
+    once): a generated env its indices ``0..n-1``, a fixed env (a release, a user's data) the
+    first ``n`` of one fixed shuffled order (``item_order="shuffled"``, the default: a release
+    stored order by order is then sampled across its orders) or ``0..n-1``
+    (``item_order="first"``). A directory resumes in the order it was made with.
+    ``split`` is passed to envs that take one (default: ``test`` for env IDs, the
     suite's own split for a suite); an env without it gets a held-out split (see ``open_env``).
     ``seed`` goes to the agent (default: the suite's seed, else 0), and so does ``batch_size``
     (the batches the runner asks for are the ones a model agent generates). Sampling options
@@ -498,8 +541,16 @@ def evaluate(
     split_given = split is not None
     if suite is None and split is None:
         split = DEFAULT_SPLIT
+    if item_order is not None and item_order not in ITEM_ORDERS:
+        raise ValueError(f"item_order must be one of {ITEM_ORDERS}, got {item_order!r}")
     targets, suite_name, suite_seed = resolve_targets(
-        envs, suite, n, split, env_kwargs, split_given=split_given
+        envs,
+        suite,
+        n,
+        split,
+        env_kwargs,
+        split_given=split_given,
+        item_order=item_order or "shuffled",
     )
     run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
     if suite is not None:
@@ -522,6 +573,8 @@ def evaluate(
     old = read_metadata(directory)
     if old is not None and not split_given:
         targets = [keep_stored_split(t, old) for t in targets]
+    if old is not None:
+        targets = [keep_stored_order(t, old, given=item_order is not None) for t in targets]
     plans = [t.plan() for t in targets]
     metadata = RunMetadata(
         tomgym_version=_version(),
@@ -548,7 +601,7 @@ def evaluate(
     store = ResultsStore(directory)
     best = best_records(store.load())
     done = {key for key, record in best.items() if not record.failed}
-    pending = {t.env_id: [i for i in range(t.n) if (t.env_id, i) not in done] for t in targets}
+    pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
     if old is not None and old.seed_scheme != metadata.seed_scheme:
         if sampled and any(pending.values()):
             raise RunConflictError(
@@ -602,7 +655,7 @@ def evaluate(
             progress.done = target.n - len(todo)
             progress.hits = sum(
                 best[(target.env_id, i)].correct
-                for i in range(target.n)
+                for i in target.indices()
                 if (target.env_id, i) in done
             )
             env = target.env
@@ -624,7 +677,7 @@ def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Sum
 
     Keeps one record per item (a retried item's new record replaces its failure) and rewrites
     the results in canonical order (env order, then index). The summary counts only the
-    planned items, indices ``0..n-1`` of each planned env; other stored records stay on disk
+    planned items (``EnvPlan.indices``) of each planned env; other stored records stay on disk
     (``extra_records``). ``write=False`` changes no file (for readers such as the leaderboard).
     """
     store = ResultsStore(directory)
@@ -638,7 +691,8 @@ def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Sum
     if write and [r.key for r in ordered] != [r.key for r in records]:
         store.rewrite(ordered)
     planned = {p.env_id: p.n for p in metadata.envs}
-    counted = [r for r in ordered if r.index < planned.get(r.env_id, 0)]
+    asked = {p.env_id: set(p.indices()) for p in metadata.envs}
+    counted = [r for r in ordered if r.index in asked.get(r.env_id, ())]
     summary = summarise(
         counted,
         [p.env_id for p in metadata.envs],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -74,6 +76,27 @@ class ResultRecord(BaseModel):
         return (self.env_id, self.index)
 
 
+ItemOrder = Literal["shuffled", "first"]
+ITEM_ORDERS: tuple[ItemOrder, ...] = ("shuffled", "first")
+
+
+def planned_indices(order: ItemOrder, n: int, size: int | None) -> list[int]:
+    """The item indices a run asks of an env, ascending.
+
+    ``first``: ``0..n-1``. ``shuffled``: the first ``n`` of every env's one fixed shuffled
+    order (indices ranked by a hash of the index alone), so a small ``n`` on a release stored
+    order by order still spans its orders, every run and agent gets the same items, and a
+    larger ``n`` extends a smaller one. A procedural env, or ``n >= size``, is ``first``.
+    """
+    if order == "first" or size is None or n >= size:
+        return list(range(n if size is None else min(n, size)))
+    return sorted(heapq.nsmallest(n, range(size), key=_rank))
+
+
+def _rank(index: int) -> bytes:
+    return hashlib.blake2b(f"tomgym-item-order|{index}".encode(), digest_size=8).digest()
+
+
 class EnvPlan(BaseModel):
     """One env of a run as metadata records it."""
 
@@ -84,6 +107,15 @@ class EnvPlan(BaseModel):
     held_out: bool = False
     n: int
     spec: dict[str, Any] = Field(default_factory=dict)
+    items: ItemOrder = Field(
+        default="first",
+        description="Which n items: 'shuffled' (see planned_indices) or 'first' (0..n-1, what "
+        "older versions, which wrote no such field, always asked).",
+    )
+    size: int | None = Field(default=None, description="The env's size as made (None: procedural).")
+
+    def indices(self) -> list[int]:
+        return planned_indices(self.items, self.n, self.size)
 
 
 class RunMetadata(BaseModel):
