@@ -15,8 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tomgym.answers import words
-from tomgym.items import ItemError, ToMItem
+from tomgym.items import ItemError, ToMItem, default_answer_type, describe_error
 from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
 
 FIELDS = (
@@ -232,18 +231,9 @@ def _fields(
                 fields[field] = str(value).strip()
         except (TypeError, ValueError) as exc:
             problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
+    if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
+        fields["answer"] = _as_list(fields["answer"], sep)  # a CSV cell holds the names joined
     return fields, problems
-
-
-def _default_answer_type(fields: Mapping[str, Any]) -> str:
-    """``names`` for a list answer, ``choice`` with candidates, ``yes_no`` for a yes or no
-    answer (per row: judged as free text, "yes no" would name the gold), else ``text``."""
-    answer = fields.get("answer")
-    if isinstance(answer, list):
-        return "names"
-    if fields.get("candidates"):
-        return "choice"
-    return "yes_no" if isinstance(answer, str) and words(answer) in (["yes"], ["no"]) else "text"
 
 
 def items_from_rows(
@@ -299,7 +289,7 @@ def items_from_rows(
         record = {
             "id": f"{id_prefix}-{number}",
             "source": source,
-            "answer_type": _default_answer_type(fields),
+            "answer_type": default_answer_type(fields),
             "metadata": {k: v for k, v in row.items() if k not in used} | {unit: number},
             **fields,
         }
@@ -307,8 +297,7 @@ def items_from_rows(
             item = ToMItem.model_validate(record)
         except ValidationError as exc:
             for err in exc.errors():
-                loc = ".".join(str(p) for p in err["loc"]) or "<item>"
-                problems.append(RowProblem(label, loc, err["msg"]))
+                problems.append(RowProblem(label, *describe_error(err)))
             continue
         if item.id in seen:
             problems.append(
@@ -421,9 +410,10 @@ def register_from_file(
     """Register ``env_id`` with the questions of a JSONL, CSV or parquet file.
 
     The keyword arguments from ``story`` to ``split`` name the file's column for each item
-    field. CSV list columns (candidates, aliases) are split on ``candidates_sep``; JSONL and
-    parquet may hold real lists. Ids default to ``<env_id>-<line>``. Other keywords
-    (``description``, ``overwrite``, ...) go to :func:`tomgym.register_tom_env`.
+    field. CSV list columns (candidates, aliases, and the answer of a ``names`` row) are split
+    on ``candidates_sep``; JSONL and parquet may hold real lists. Ids default to
+    ``<env_id>-<line>``. Other keywords (``description``, ``overwrite``, ...) go to
+    :func:`tomgym.register_tom_env`.
     Raises :class:`DataFileError` listing every bad row; then nothing is registered.
     """
     mapping = column_mapping(

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tomgym.answers import leading_yes_no
+from tomgym.answers import leading_yes_no, words
 
 AnswerType = Literal["choice", "text", "yes_no", "names"]
 """How an answer is judged.
@@ -47,6 +47,13 @@ class ToMItem(BaseModel):
     split: Split = "all"
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("order", mode="before")
+    @classmethod
+    def _order_not_bool(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # True would read as order 1
+            raise ValueError(f"order must be a whole number or None, got {value}")
+        return value
+
     @field_validator("answer")
     @classmethod
     def _answer_not_blank(cls, value: str | list[str]) -> str | list[str]:
@@ -60,24 +67,24 @@ class ToMItem(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> ToMItem:
         if self.answer_type == "names" and not isinstance(self.answer, list):
-            raise ValueError("answer_type 'names' needs a list answer")
+            raise ValueError("answer: answer_type 'names' needs a list answer")
         if self.answer_type != "names" and isinstance(self.answer, list):
-            raise ValueError(f"answer_type {self.answer_type!r} needs a string answer")
+            raise ValueError(f"answer: answer_type {self.answer_type!r} needs a string answer")
         if self.answer_type == "choice":
             if not self.candidates:
-                raise ValueError("answer_type 'choice' needs candidates")
+                raise ValueError("candidates: answer_type 'choice' needs candidates")
             if self.answer not in self.candidates:
                 raise ValueError(
-                    f"gold answer {self.answer!r} is not among the candidates "
+                    f"answer: gold answer {self.answer!r} is not among the candidates "
                     f"{list(self.candidates)}"
                 )
         if self.answer_type == "yes_no" and leading_yes_no(str(self.answer)) is None:
             raise ValueError(
-                f"answer_type 'yes_no' needs a gold answer starting with yes or no, "
+                f"answer: answer_type 'yes_no' needs a gold answer starting with yes or no, "
                 f"got {self.answer!r}"
             )
         if len(set(self.candidates)) != len(self.candidates):
-            raise ValueError("candidates contain duplicates")
+            raise ValueError("candidates: candidates contain duplicates")
         return self
 
     @property
@@ -86,20 +93,61 @@ class ToMItem(BaseModel):
         return ", ".join(self.answer) if isinstance(self.answer, list) else self.answer
 
 
+MAX_SHOWN_VALUE = 80
+
+
+def describe_error(err: Mapping[str, Any]) -> tuple[str, str]:
+    """(field, problem) of one pydantic error of a ToMItem: a cross-field check names its field
+    at the start of its message (``answer: ...``); a field's bad value is shown, shortened."""
+    field = ".".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    if not field:
+        head, sep, rest = message.partition(": ")
+        if sep and head in ToMItem.model_fields:
+            return head, rest
+        return "<item>", message
+    if "input" in err and not isinstance(err["input"], Mapping):
+        shown = repr(err["input"])
+        if len(shown) > MAX_SHOWN_VALUE:
+            shown = shown[: MAX_SHOWN_VALUE - 3] + "..."
+        message += f" (got {shown})"
+    return field, message
+
+
+def default_answer_type(fields: Mapping[str, Any]) -> str:
+    """The answer type of a record that names none: ``names`` for a list answer, ``choice``
+    with candidates, ``yes_no`` for a yes or no answer (``"Yes."`` too; as free text, "yes no"
+    would name the gold), else ``text``."""
+    answer = fields.get("answer")
+    if isinstance(answer, list):
+        return "names"
+    if fields.get("candidates"):
+        return "choice"
+    if isinstance(answer, str) and words(answer) in (["yes"], ["no"]):
+        return "yes_no"
+    return "text"
+
+
 def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMItem:
-    """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields."""
+    """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields.
+
+    A mapping without ``answer_type`` gets :func:`default_answer_type` (as a data file's rows
+    do), not the model's ``choice``.
+    """
     if isinstance(record, ToMItem):
         return record
     if not isinstance(record, Mapping):
         raise ItemError(
             f"{where or 'item'}: expected a mapping or ToMItem, got {type(record).__name__}"
         )
+    fields = dict(record)
+    fields.setdefault("answer_type", default_answer_type(fields))
     try:
-        return ToMItem.model_validate(dict(record))
+        return ToMItem.model_validate(fields)
     except ValidationError as exc:
         item_id = record.get("id", "<no id>")
         problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in err['loc']) or '<item>'}': {err['msg']}"
+            "field '{}': {}".format(*describe_error(err))
             for err in exc.errors()
         )
         prefix = f"{where}: " if where else ""

@@ -106,8 +106,9 @@ def test_every_bad_row_is_reported_and_nothing_registered(tmp_path: Path, env_id
             order="order",
         )
     problems = [(p.where, p.field) for p in caught.value.problems]
-    # each story spans three lines: rows start on lines 2, 5, 8 and 11
-    assert problems == [("line 5", "<item>"), ("line 8", "question"), ("line 11", "order")]
+    # each story spans three lines: rows start on lines 2, 5, 8 and 11; a gold missing from the
+    # candidates is the answer field's problem (it was "<item>")
+    assert problems == [("line 5", "answer"), ("line 8", "question"), ("line 11", "order")]
     assert "shelf" in str(caught.value) and "nothing was registered" in str(caught.value)
     assert env_id not in {s.id for s in tomgym.list_envs()}
 
@@ -302,3 +303,10 @@ def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path)
     with pytest.raises(DataFileError, match=r"line 3: field '<row>': not UTF-8") as caught:
         load_file_items(cp1252, "X-v0", column_mapping())
     assert str(cp1252) in str(caught.value)
+
+
+def test_a_csv_names_row_splits_its_answer(tmp_path: Path) -> None:
+    path = tmp_path / "names.csv"
+    path.write_text("story,question,answer,kind\nAnn and Bob left.,Who left?,Ann|Bob,names\n")
+    (item,) = load_file_items(path, "N-v0", column_mapping(answer_type="kind"))
+    assert item.answer == ["Ann", "Bob"] and item.answer_type == "names"

@@ -38,3 +38,19 @@ def test_validate_items_is_all_or_nothing_and_ids_unique() -> None:
         validate_items([GOOD, {**GOOD, "id": "b", "answer": ""}])
     with pytest.raises(ItemError, match="duplicate item id 'a'"):
         validate_items([GOOD, GOOD])
+
+
+def test_dicts_without_an_answer_type_are_typed_as_data_file_rows_are() -> None:
+    """register_tom_env with a yes/no dict used to fail with "answer_type 'choice' needs
+    candidates" although the user set no type; order=True read as order 1."""
+    base = {"id": "q", "story": "s", "question": "q?"}
+    assert validate_item({**base, "answer": "Yes."}).answer_type == "yes_no"
+    assert validate_item({**base, "answer": "the garden"}).answer_type == "text"
+    assert validate_item({**base, "answer": ["Ann", "Bob"]}).answer_type == "names"
+    assert validate_item({**base, "answer": "box", "candidates": ["box", "bag"]}).answer_type == (
+        "choice"
+    )
+    with pytest.raises(ItemError, match=r"field 'order': .*got True"):
+        validate_item({**base, "answer": "box", "order": True})
+    with pytest.raises(ItemError, match=r"field 'split': .*\(got 'Train'\)"):
+        validate_item({**base, "answer": "box", "split": "Train"})
