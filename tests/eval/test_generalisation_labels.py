@@ -62,3 +62,17 @@ def test_reading_a_directory_leaves_its_files_as_they_are(tmp_path: Path) -> Non
     board = collect([tmp_path])
     assert board.rows[0].accuracy is not None
     assert results.read_bytes() == torn
+
+
+def test_the_gap_above_chance_is_about_zero_for_guessing(tmp_path: Path) -> None:
+    """Random on ToMi (2 candidates) in-distribution against Hi-ToM O4 (15) held out: the plain
+    gap is large for an agent that learned nothing; the gap above chance is not."""
+    summary = evaluate("random", ["ToM-ToMi-v0", "ToM-HiToM-O4-v0"], n=100, out=tmp_path,
+                       quiet=True)
+    tomi, o4 = summary.envs["ToM-ToMi-v0"], summary.envs["ToM-HiToM-O4-v0"]
+    assert tomi.chance == 0.5 and o4.chance == pytest.approx(1 / 15)
+    assert tomi.above_chance == pytest.approx((tomi.accuracy - 0.5) / 0.5)
+    assert summary.held_out_gap is not None and summary.held_out_gap > 0.4
+    assert summary.held_out_gap_above_chance is not None
+    assert abs(summary.held_out_gap_above_chance) < 0.25
+    assert "gap > chance" in to_markdown(collect([tmp_path]))

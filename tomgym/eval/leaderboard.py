@@ -47,6 +47,7 @@ class LeaderboardRow(BaseModel):
     in_distribution: float | None = None
     held_out: float | None = None
     held_out_gap: float | None = None
+    held_out_gap_above_chance: float | None = None
     by_order: dict[str, float] = Field(default_factory=dict)
     format_rate: float | None = None
     lenient_accuracy: float | None = None
@@ -102,6 +103,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         in_distribution=summary.in_distribution_accuracy,
         held_out=summary.held_out_accuracy,
         held_out_gap=summary.held_out_gap,
+        held_out_gap_above_chance=summary.held_out_gap_above_chance,
         by_order={k: h / m for k, (h, m) in sorted(order_hits.items()) if m},
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
@@ -280,7 +282,8 @@ def to_markdown(board: Leaderboard) -> str:
     header = ["agent", "n", "acc", "95% CI"]
     labels = column_labels(board)
     header += [labels[e] for e in board.envs]
-    header += ["in-dist", "held-out", "gap", "format", "untagged acc", "len", "reasoning", "trace"]
+    header += ["in-dist", "held-out", "gap", "gap > chance", "format", "untagged acc", "len"]
+    header += ["reasoning", "trace"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
@@ -290,6 +293,7 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.in_distribution),
             _pct(row.held_out),
             _gap(row.held_out_gap),
+            _gap(row.held_out_gap_above_chance),
             _pct(row.format_rate),
             _pct(row.lenient_accuracy),
             "-" if row.response_tokens_mean is None else f"{row.response_tokens_mean:.0f}",
@@ -299,7 +303,9 @@ def to_markdown(board: Leaderboard) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         "",
-        "Accuracy in %; gap = in-distribution minus held-out (points); untagged acc judges a "
+        "Accuracy in %; gap = in-distribution minus held-out (points); gap > chance = the same "
+        "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
+        "candidates compare (a guessing agent's is about 0); untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
         "of the think part's belief claims that the simulator confirms (generated envs).",
     ]

@@ -105,6 +105,16 @@ class EnvSummary(BaseModel):
         f"names >= {MIN_THINK_ENTITIES} story entities."
     )
     macro_f1: float | None = None
+    chance: float | None = Field(
+        default=None,
+        description="Mean chance of a uniform guess over the items (None when any item has no "
+        "candidate set: free text, name lists).",
+    )
+    above_chance: float | None = Field(
+        default=None,
+        description="(accuracy - chance) / (1 - chance): 0 for guessing, 1 for all right; "
+        "comparable across envs with 2 or 15 candidates.",
+    )
     trace_fidelity: float | None = Field(
         default=None,
         description="Right share of the belief claims in think parts (generated Hi-ToM/ToMi).",
@@ -149,6 +159,12 @@ class Summary(BaseModel):
     held_out_accuracy: float | None = None
     held_out_gap: float | None = Field(
         default=None, description="Mean env accuracy in-distribution minus held-out."
+    )
+    held_out_gap_above_chance: float | None = Field(
+        default=None,
+        description="The gap in above-chance accuracy (mean above_chance in-distribution minus "
+        "held-out, over envs with a chance level): a random agent's is about 0 whatever the "
+        "envs' numbers of candidates.",
     )
 
 
@@ -337,12 +353,32 @@ def summarise_env(
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,
         reasoning_structure=sum(map(is_structured, records)) / n if n else 0.0,
+        **_chance(records, base.accuracy if n else None),
         by_order=by_slice(records, lambda r: r.order),
         by_question_type=by_slice(records, lambda r: r.question_type),
         by_story_type=by_slice(records, lambda r: r.story_type),
         by_deception=by_slice(records, lambda r: r.deception),
         by_length=by_slice(records, lambda r: r.length),
     )
+
+
+def _chance(records: Sequence[ResultRecord], accuracy: float | None) -> dict[str, float | None]:
+    """The env's mean chance level and its accuracy above chance (None without a level)."""
+    levels = [r.chance for r in records]
+    if not levels or any(level is None for level in levels):
+        return {"chance": None, "above_chance": None}
+    chance = statistics.fmean(level for level in levels if level is not None)
+    above = (accuracy - chance) / (1 - chance) if accuracy is not None and chance < 1 else None
+    return {"chance": chance, "above_chance": above}
+
+
+def _mean_gap(envs: Iterable[EnvSummary], field: str) -> float | None:
+    """Mean ``field`` of the in-distribution envs minus that of the held-out ones."""
+    inside = [getattr(e, field) for e in envs if not e.held_out and getattr(e, field) is not None]
+    outside = [getattr(e, field) for e in envs if e.held_out and getattr(e, field) is not None]
+    if not inside or not outside:
+        return None
+    return statistics.fmean(inside) - statistics.fmean(outside)
 
 
 def summarise(
@@ -399,4 +435,5 @@ def summarise(
         in_distribution_accuracy=in_acc,
         held_out_accuracy=out_acc,
         held_out_gap=in_acc - out_acc if in_acc is not None and out_acc is not None else None,
+        held_out_gap_above_chance=_mean_gap(envs.values(), "above_chance"),
     )

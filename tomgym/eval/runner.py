@@ -29,6 +29,7 @@ from tomgym.eval.store import (
     read_metadata,
     write_json,
 )
+from tomgym.items import ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
 from tomgym.rewards import judge_answer
 
@@ -259,6 +260,7 @@ def score_response(
         order=item.order,
         question_type=item.question_type,
         answer_type=item.answer_type,
+        chance=chance_of(item),
         held_out=held_out,
         prompt=episode.prompt,
         response=text,
@@ -285,6 +287,15 @@ def score_response(
         deception=deception if isinstance(deception, bool) else None,
         length=length if isinstance(length, int) and not isinstance(length, bool) else None,
     )
+
+
+def chance_of(item: ToMItem) -> float | None:
+    """A uniform guess's chance on the item (None where guessing has no set to draw from)."""
+    if item.answer_type == "choice" and item.candidates:
+        return 1 / len(item.candidates)
+    if item.answer_type == "yes_no":
+        return 0.5
+    return None
 
 
 TRACE_FAMILIES = frozenset({"hitom", "tomi"})

@@ -28,6 +28,11 @@ class ResultRecord(BaseModel):
     order: int | None = None
     question_type: str = "belief"
     answer_type: str = "choice"
+    chance: float | None = Field(
+        default=None,
+        description="A uniform guess's chance of being right: 1/candidates for a choice item, "
+        "1/2 for yes/no, None for free text and name lists.",
+    )
     held_out: bool = False
     prompt: str = ""
     response: str = ""
