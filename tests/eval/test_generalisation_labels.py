@@ -76,3 +76,10 @@ def test_the_gap_above_chance_is_about_zero_for_guessing(tmp_path: Path) -> None
     assert summary.held_out_gap_above_chance is not None
     assert abs(summary.held_out_gap_above_chance) < 0.25
     assert "gap > chance" in to_markdown(collect([tmp_path]))
+
+
+def test_two_runs_of_one_agent_are_told_apart_on_the_board(tmp_path: Path) -> None:
+    evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "seed0", quiet=True)
+    evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "seed1", seed=1, quiet=True)
+    table = to_markdown(collect([tmp_path / "seed0", tmp_path / "seed1"]))
+    assert "test:first-candidate [seed0]" in table and "test:first-candidate [seed1]" in table

@@ -78,7 +78,8 @@ def _cell(value: float | None, scale: float = 100.0, digits: int = 1, signed: bo
 def _agent_cell(row: LeaderboardRow) -> str:
     note = f"{PRIVILEGED_NOTE}: {row.gold_answers}" if row.gold_answers else "simulator"
     tag = f'<span class="tag">{escape(note)}</span>' if row.privileged else ""
-    return f'<td data-value="{escape(row.agent)}">{escape(row.agent)}{tag}</td>'
+    name = f"{row.agent} [{row.run}]" if row.run else row.agent
+    return f'<td data-value="{escape(name)}">{escape(name)}{tag}</td>'
 
 
 def _main_table(board: Leaderboard) -> str:

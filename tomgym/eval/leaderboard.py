@@ -37,6 +37,10 @@ class LeaderboardRow(BaseModel):
     privileged: bool = False
     gold_answers: int = 0
     directory: str
+    run: str | None = Field(
+        default=None,
+        description="The run directory's name, shown when another row has the same agent.",
+    )
     n_items: int = Field(description="Scored items.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
     planned: int | None = Field(default=None, description="Items the run's plan asks for.")
@@ -180,6 +184,12 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
         key=lambda r: (r.accuracy is None, not r.complete or r.failed > 0, -(r.accuracy or 0.0),
                        r.agent)
     )
+    same_agent = Counter(r.agent for r in rows)
+    names = Counter(Path(r.directory).name for r in rows)
+    for row in rows:
+        if same_agent[row.agent] > 1:  # two runs of one agent (another seed, split...)
+            name = Path(row.directory).name
+            row.run = name if names[name] == 1 else row.directory
     suite = suites.pop() if len(suites) == 1 else None
     mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
     mixed_held_out = {e: runs for e, runs in marked.items() if len(set(runs.values())) > 1}
@@ -256,11 +266,12 @@ def items_label(row: LeaderboardRow) -> str:
 
 
 def agent_label(row: LeaderboardRow) -> str:
+    name = f"{row.agent} [{row.run}]" if row.run else row.agent
     if not row.privileged:
-        return row.agent
+        return name
     if row.gold_answers:
-        return f"{row.agent} ({PRIVILEGED_NOTE}: {row.gold_answers} answers)"
-    return f"{row.agent} (simulator)"
+        return f"{name} ({PRIVILEGED_NOTE}: {row.gold_answers} answers)"
+    return f"{name} (simulator)"
 
 
 def _pct(value: float | None) -> str:
