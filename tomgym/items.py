@@ -51,7 +51,7 @@ class ToMItem(BaseModel):
     @classmethod
     def _order_not_bool(cls, value: Any) -> Any:
         if isinstance(value, bool):  # True would read as order 1
-            raise ValueError(f"order must be a whole number or None, got {value}")
+            raise ValueError("order must be a whole number or None, not a bool")
         return value
 
     @field_validator("answer")
