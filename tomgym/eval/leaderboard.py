@@ -284,6 +284,14 @@ def _weighted(envs: Sequence[EnvSummary], field: str) -> float | None:
     return sum(v * n for v, n in pairs) / total if total else None
 
 
+def _length(row: LeaderboardRow) -> str:
+    """Mean response length: tokens the agent reported, else words (marked ``w``)."""
+    if row.response_tokens_mean is None:
+        return "-"
+    unit = "" if row.response_tokens_source == "completion_tokens" else " w"
+    return f"{row.response_tokens_mean:.0f}{unit}"
+
+
 def _gap(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.1f}"
 
@@ -307,7 +315,7 @@ def to_markdown(board: Leaderboard) -> str:
             _gap(row.held_out_gap_above_chance),
             _pct(row.format_rate),
             _pct(row.lenient_accuracy),
-            "-" if row.response_tokens_mean is None else f"{row.response_tokens_mean:.0f}",
+            _length(row),
             _pct(row.reasoning_structure),
             _pct(row.trace_fidelity),
         ]
@@ -316,7 +324,9 @@ def to_markdown(board: Leaderboard) -> str:
         "",
         "Accuracy in %; gap = in-distribution minus held-out (points); gap > chance = the same "
         "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
-        "candidates compare (a guessing agent's is about 0); untagged acc judges a "
+        "candidates compare (a guessing agent's is about 0); len = mean response length in the "
+        "tokens the agent reported, or in whitespace words (w) for agents that report none; "
+        "untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
         "of the think part's belief claims that the simulator confirms (generated envs).",
     ]
