@@ -254,9 +254,15 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
 _LIST_SEPARATORS = re.compile(r"[,;\n]|\band\b|&")
 
 
+def split_names(text: str) -> list[str]:
+    """The names of a list as the judge reads one: split on commas, semicolons, newlines,
+    ``and`` and ``&``; blank parts dropped."""
+    return [part.strip() for part in _LIST_SEPARATORS.split(text) if part.strip()]
+
+
 def judge_names(answer: str, gold: Sequence[str]) -> Judgement:
     """A list of names: set equality after normalising each name."""
-    said = {tuple(words(part)) for part in _LIST_SEPARATORS.split(answer)} - {()}
+    said = {tuple(words(part)) for part in split_names(answer)} - {()}
     want = {tuple(words(g)) for g in gold} - {()}
     if not said:
         return Judgement(False, "unparsable", "no names found in the answer")

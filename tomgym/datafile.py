@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import numbers
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tomgym.answers import split_names
 from tomgym.items import ItemError, ToMItem, default_answer_type, describe_error
 from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
 
@@ -232,7 +234,10 @@ def _fields(
         except (TypeError, ValueError) as exc:
             problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
-        fields["answer"] = _as_list(fields["answer"], sep)  # a CSV cell holds the names joined
+        # A CSV cell holds the names joined: by the list separator or as a judge reads a list.
+        fields["answer"] = [
+            name for part in _as_list(fields["answer"], sep) for name in split_names(part)
+        ]
     return fields, problems
 
 
@@ -353,17 +358,24 @@ def load_file_items(
 ) -> list[ToMItem]:
     """The validated items of a file (what :func:`register_from_file` would register).
 
-    A column named like an item field (``id``, ``candidates``, ``order``, ``split``, ...) that
-    the mapping leaves out is read as that field: a JSONL file written with the field names
-    needs no mapping, and its candidates and splits are not lost in the metadata.
+    A column named like an item field (``candidates``, ``split``, ...) that the mapping leaves
+    out goes to the metadata, as every unmapped column does, with a warning naming it: items
+    without their candidates are judged as free text, where a hedge can name the gold.
     """
     rows, problems, unit = read_rows(path)
     columns = {key for _, row in rows for key in row}
-    taken = set(mapping.values())
-    mapping = {
-        **{f: f for f in FIELDS if f not in mapping and f in columns and f not in taken},
-        **mapping,
-    }
+    used = set(mapping.values())
+    unmapped = [f for f in FIELDS if f in columns and f not in mapping and f not in used]
+    if unmapped:
+        first = unmapped[0]
+        flag = "--id-column" if first == "id" else f"--{first.replace('_', '-')}"
+        warnings.warn(
+            f"{path}: column(s) {', '.join(map(repr, unmapped))} are named like item fields but "
+            f"not mapped, so they go to the metadata; map them to use them (e.g. {first}="
+            f"{first!r}, or {flag} {first} on the command line)",
+            UserWarning,
+            stacklevel=2,
+        )
     try:
         items = items_from_rows(
             rows,

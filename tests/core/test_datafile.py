@@ -274,20 +274,25 @@ def test_a_yes_no_row_whose_gold_is_not_yes_or_no_is_a_row_problem(
     assert "line 1" in str(caught.value) and "starting with yes or no" in str(caught.value)
 
 
-def test_columns_named_like_fields_need_no_mapping(tmp_path: Path, env_id: str) -> None:
-    """A JSONL file written with the item field names lost its candidates, splits and ids to
-    the metadata, so its items became free text (where "box or bag" names the gold)."""
+def test_columns_named_like_fields_but_unmapped_are_named_in_a_warning(
+    tmp_path: Path, env_id: str
+) -> None:
+    """A JSONL file written with the field names but registered without a mapping keeps its
+    candidates in the metadata (free-text items, where "box or bag" names the gold): the user
+    is told which columns to map. They are not mapped silently: existing files use such names
+    for other things (a story id shared by its questions, a 'dev' split)."""
     rows: list[dict[str, Any]] = [
-        {"id": f"r{i}", "story": STORY, "question": "Where is the ball?", "answer": "bag",
-         "candidates": ["box", "bag"], "split": split, "order": 0}
-        for i, split in enumerate(["train", "test"])
+        {"id": "7", "story": STORY, "question": "Where is the ball?", "answer": "bag",
+         "candidates": ["box", "bag"], "split": "dev"}
+        for _ in range(2)
     ]
-    items = load_file_items(write_jsonl(tmp_path / "f.jsonl", rows), env_id, column_mapping())
-    assert [(it.id, it.answer_type, it.split, it.order) for it in items] == [
-        ("r0", "choice", "train", 0),
-        ("r1", "choice", "test", 0),
-    ]
-    assert items[0].candidates == ("box", "bag") and "candidates" not in items[0].metadata
+    path = write_jsonl(tmp_path / "f.jsonl", rows)
+    with pytest.warns(UserWarning, match=r"'id', 'candidates', 'split' are named like item fields"):
+        items = load_file_items(path, env_id, column_mapping())
+    assert items[0].metadata["candidates"] == ["box", "bag"] and items[0].split == "all"
+    with pytest.warns(UserWarning, match="'id', 'split' are named"):
+        mapped = load_file_items(path, env_id, column_mapping(candidates="candidates"))
+    assert mapped[0].answer_type == "choice"
 
 
 def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path) -> None:
@@ -305,8 +310,14 @@ def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path)
     assert str(cp1252) in str(caught.value)
 
 
-def test_a_csv_names_row_splits_its_answer(tmp_path: Path) -> None:
+def test_a_csv_names_row_splits_its_answer_as_the_judge_reads_a_list(tmp_path: Path) -> None:
     path = tmp_path / "names.csv"
-    path.write_text("story,question,answer,kind\nAnn and Bob left.,Who left?,Ann|Bob,names\n")
-    (item,) = load_file_items(path, "N-v0", column_mapping(answer_type="kind"))
-    assert item.answer == ["Ann", "Bob"] and item.answer_type == "names"
+    path.write_text(
+        "story,question,answer,kind\nAnn and Bob left.,Who left?,Ann|Bob,names\n"
+        'Ann and Bob left.,Who left?,"Ann, Bob",names\nAnn left.,Who left?,Ann,names\n'
+    )
+    items = load_file_items(path, "N-v0", column_mapping(answer_type="kind"))
+    assert [it.answer for it in items] == [["Ann", "Bob"], ["Ann", "Bob"], ["Ann"]]
+    from tomgym.rewards import score_response
+
+    assert score_response("<think>x</think><answer>Ann and Bob</answer>", items[1]).correct

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.eval.helpers import FirstCandidateAgent
-from tomgym.env import EnvArgumentError
 from tomgym.eval.leaderboard import collect, to_markdown
 from tomgym.eval.runner import evaluate
 
@@ -20,23 +19,45 @@ def test_kwargs_that_change_an_ids_content_count_it_as_held_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """O2 with the test vocabulary serves the NewVocab ID's items; it used to be counted in the
-    in-distribution mean. A seed or a reward leaves the ID's distribution as it is."""
+    in-distribution mean. A seed, a reward, or a kwarg equal to the env's default leaves the
+    ID's items as they are."""
     changed = evaluate(
         FirstCandidateAgent(), [O2], n=2, out=tmp_path / "a", env_kwargs={"vocab_split": "test"},
         quiet=True,
     )
     assert changed.envs[O2].held_out
-    assert "is not its ID's distribution: counted as held out" in capsys.readouterr().err
-    same = evaluate(
-        FirstCandidateAgent(), [O2], n=2, out=tmp_path / "b",
-        env_kwargs={"seed": 3, "reward": "tomrl", "orders": [2]}, quiet=True,
-    )
-    assert not same.envs[O2].held_out
+    assert "serves other items than its ID: counted as held out" in capsys.readouterr().err
+    for name, kwargs in {
+        "b": {"seed": 3, "reward": "tomrl", "orders": [2]},
+        "c": {"vocab_split": "train", "noise": 0.1},
+    }.items():
+        same = evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / name,
+                        env_kwargs=kwargs, quiet=True)
+        assert not same.envs[O2].held_out, kwargs
 
 
-def test_a_split_the_user_names_is_never_replaced(tmp_path: Path) -> None:
-    with pytest.raises(EnvArgumentError, match="split"):
+def test_a_directory_made_before_kwargs_could_mark_held_out_resumes(tmp_path: Path) -> None:
+    kwargs = {"vocab_split": "test"}
+    evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path, env_kwargs=kwargs, quiet=True)
+    path = tmp_path / "metadata.json"
+    meta = json.loads(path.read_text())
+    meta["envs"][0]["held_out"] = False  # as older versions marked it: by the ID alone
+    path.write_text(json.dumps(meta))
+    summary = evaluate(FirstCandidateAgent(), [O2], n=3, out=tmp_path, env_kwargs=kwargs,
+                       quiet=True)
+    assert summary.complete and not summary.envs[O2].held_out
+
+
+def test_a_misspelt_split_is_refused_and_a_missing_one_falls_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--split tset ran on val with exit 0. A real split an env lacks still falls back (envs
+    that take no split, releases without that split), as the checkpoint evaluation needs."""
+    with pytest.raises(ValueError, match="split must be one of"):
         evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "x", split="tset", quiet=True)
+    summary = evaluate(FirstCandidateAgent(), ["ToM-HiToM-Original-O4-v0"], n=2,
+                       out=tmp_path / "z", split="val", quiet=True)
+    assert summary.complete and "has no split 'val'" in capsys.readouterr().err
     summary = evaluate(FirstCandidateAgent(), O2, n=2, out=tmp_path / "y", quiet=True)  # type: ignore[arg-type]
     assert list(summary.envs) == [O2]  # one ID as a string, not its characters
 

@@ -50,3 +50,16 @@ def test_an_older_directory_resumes_in_file_order(tmp_path: Path, data_root: Pat
     with pytest.raises(RunConflictError, match="'first' order"):
         evaluate(FirstCandidateAgent(), [RELEASE], n=6, out=tmp_path, item_order="shuffled",
                  quiet=True)
+
+
+def test_a_directory_that_asked_every_item_imposes_no_order(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Asking all 120 items records 'first' (any order is every item); a later, smaller --n on
+    that directory must still get the shuffled sample, not the release's first lines."""
+    env = "ToM-HiToM-Original-O4-v0"
+    evaluate(FirstCandidateAgent(), [env], n=500, out=tmp_path, quiet=True)
+    evaluate(FirstCandidateAgent(), [env], n=10, out=tmp_path, quiet=True)
+    meta = json.loads((tmp_path / "metadata.json").read_text())
+    assert meta["envs"][0]["items"] == "shuffled"
+    assert meta["envs"][0]["n"] == 10

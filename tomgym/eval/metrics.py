@@ -163,8 +163,9 @@ class Summary(BaseModel):
     held_out_gap_above_chance: float | None = Field(
         default=None,
         description="The gap in above-chance accuracy (mean above_chance in-distribution minus "
-        "held-out, over envs with a chance level): a random agent's is about 0 whatever the "
-        "envs' numbers of candidates.",
+        "held-out): a random agent's is about 0 whatever the envs' numbers of candidates. None "
+        "when an env of the run has no chance level (free text, name lists), so that it is "
+        "always over the same envs as held_out_gap.",
     )
 
 
@@ -435,5 +436,7 @@ def summarise(
         in_distribution_accuracy=in_acc,
         held_out_accuracy=out_acc,
         held_out_gap=in_acc - out_acc if in_acc is not None and out_acc is not None else None,
-        held_out_gap_above_chance=_mean_gap(envs.values(), "above_chance"),
+        held_out_gap_above_chance=_mean_gap(envs.values(), "above_chance")
+        if all(e.above_chance is not None for e in envs.values() if e.accuracy is not None)
+        else None,  # over the same envs as held_out_gap, or not at all
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import subprocess
 import sys
@@ -54,6 +53,8 @@ class EnvTarget:
     env: ToMEnv | None = field(default=None, repr=False)
     items: ItemOrder = "first"
     size: int | None = None
+    marked: bool = False
+    """Whether ``held_out`` was given (a suite entry), not derived from the ID and kwargs."""
 
     def plan(self) -> EnvPlan:
         return EnvPlan(
@@ -70,27 +71,26 @@ class EnvTarget:
         return planned_indices(self.items, self.n, self.size)
 
 
+KNOWN_SPLITS = ("train", "val", "test", "all")
+"""Every split name an env takes (``all``: an env without splits)."""
 HELD_OUT_SPLITS = ("val", "test")
 """Splits tried, in this order, when an env does not take the requested one."""
 
 
 def open_env(
-    env_id: str, kwargs: dict[str, Any], split: str | None, *, fallback: bool = True
+    env_id: str, kwargs: dict[str, Any], split: str | None
 ) -> tuple[ToMEnv, dict[str, Any]]:
     """Make the env with ``split`` unless the kwargs set one; returns the kwargs used.
 
     An env that has splits but not this one (ValueError) is made with the first held-out split
     it has (``val``, then ``test``), never silently with its own default (often ``train``); only
     an env with neither, or one that takes no split at all (TypeError), gets its own default.
-    Any change of split is said on stderr. With ``fallback=False`` (a split the user asked
-    for) there is no change: the env's refusal is the error.
+    Any change of split is said on stderr.
     """
     import tomgym
 
     if split is None or "split" in kwargs:
         return tomgym.make(env_id, **kwargs), dict(kwargs)
-    if not fallback:
-        return tomgym.make(env_id, **kwargs, split=split), {**kwargs, "split": split}
     refusals = []
     for candidate in dict.fromkeys([split, *HELD_OUT_SPLITS]):
         try:
@@ -127,13 +127,11 @@ def resolve_targets(
     split: str | None,
     env_kwargs: dict[str, Any] | None,
     *,
-    split_given: bool = False,
     item_order: ItemOrder = "shuffled",
 ) -> tuple[list[EnvTarget], str | None, int | None]:
     """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
 
     A repeated env ID is asked once (the first occurrence wins). ``n`` must be at least 1.
-    ``split_given``: the split is the user's, not a default: an env without it is an error.
     An env whose kwargs change what its ID serves (anything but the split, the seed, the
     reward and the prompt) is counted as held out unless a suite marks it: it is not the
     ID's training distribution. ``item_order`` picks a fixed env's ``n`` items (see
@@ -172,13 +170,14 @@ def resolve_targets(
     targets = []
     for env_id, kwargs, held_out, env_n in entries:
         spec = get_spec(env_id)
-        env, used = open_env(env_id, kwargs, split, fallback=not split_given)
+        env, used = open_env(env_id, kwargs, split)
         wanted = env_n if env_n is not None else default_n
         if wanted < 1:
             raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
         size = env.size
+        marked = held_out is not None
         if held_out is None:
-            held_out = spec.held_out or _changes_distribution(env_id, spec, kwargs)
+            held_out = spec.held_out or _changes_distribution(env_id, env, used)
         count = min(wanted, size) if size is not None else wanted
         targets.append(
             EnvTarget(
@@ -190,6 +189,7 @@ def resolve_targets(
                 env=env,
                 items=item_order if size is not None and count < size else "first",
                 size=size,
+                marked=marked,
             )
         )
     return targets, suite_name, suite_seed
@@ -199,24 +199,38 @@ NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think"
 """Env arguments that leave an ID's item distribution as it is (which items, how scored)."""
 
 
-def _changes_distribution(env_id: str, spec: ToMEnvSpec, kwargs: Mapping[str, Any]) -> bool:
-    """Whether ``kwargs`` make the env serve other content than its ID (``vocab_split="test"``
-    on an in-distribution ID serves the NewVocab ID's items); said on stderr when so."""
-    def plain(value: Any) -> Any:  # tuples and lists, as JSON would hold them, compare equal
-        return json.loads(json.dumps(value, default=str))
+def _changes_distribution(env_id: str, env: ToMEnv, kwargs: Mapping[str, Any]) -> bool:
+    """Whether ``kwargs`` make the env serve other items than its ID does (``vocab_split="test"``
+    on ToM-HiToM-O2-v0 serves the NewVocab ID's items; ``vocab_split="train"``, its default,
+    serves its own): its first items against those of the ID made with the neutral kwargs
+    only. Said on stderr when so."""
+    import tomgym
 
-    changed = {
-        k: v
-        for k, v in kwargs.items()
-        if k not in NEUTRAL_KWARGS and plain(spec.kwargs.get(k)) != plain(v)
-    }
-    if changed:
+    changed = {k: v for k, v in kwargs.items() if k not in NEUTRAL_KWARGS}
+    if not changed:
+        return False
+    try:
+        reference = tomgym.make(env_id, **{k: v for k, v in kwargs.items() if k in NEUTRAL_KWARGS})
+        same = reference.size == env.size and all(
+            _content(reference.source.item(i)) == _content(env.source.item(i))
+            for i in range(min(CONTENT_PROBE_ITEMS, env.size or CONTENT_PROBE_ITEMS))
+        )
+    except (TypeError, ValueError, KeyError, IndexError):
+        same = False
+    if not same:
         print(
-            f"tomgym eval: {env_id} with {changed} is not its ID's distribution: counted as "
+            f"tomgym eval: {env_id} with {changed} serves other items than its ID: counted as "
             "held out (a suite entry's held_out says otherwise)",
             file=sys.stderr,
         )
-    return bool(changed)
+    return not same
+
+
+CONTENT_PROBE_ITEMS = 8
+
+
+def _content(item: ToMItem) -> tuple[Any, ...]:
+    return (item.story, item.question, item.gold_text, item.candidates, item.order)
 
 
 def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged: bool) -> Episode:
@@ -445,6 +459,23 @@ def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     return replace(target, kwargs=dict(stored.kwargs), env=env, n=n, size=size, items=items)
 
 
+def keep_stored_marking(target: EnvTarget, old: RunMetadata) -> EnvTarget:
+    """``target`` with the directory's held-out marking when this command derived its own
+    (no suite marking) and the env is made with the same arguments: a directory made before
+    kwargs could mark an env held out resumes instead of conflicting."""
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if target.marked or stored is None or stored.kwargs != target.kwargs:
+        return target
+    if stored.held_out == target.held_out:
+        return target
+    print(
+        f"tomgym eval: {target.env_id}: resuming with the directory's held-out marking "
+        f"({stored.held_out})",
+        file=sys.stderr,
+    )
+    return replace(target, held_out=stored.held_out)
+
+
 def keep_stored_order(target: EnvTarget, old: RunMetadata, *, given: bool) -> EnvTarget:
     """``target`` asking its items in the order the directory's run used for that env: an
     older directory (always ``first``) resumes as it was made. An order given explicitly that
@@ -454,6 +485,8 @@ def keep_stored_order(target: EnvTarget, old: RunMetadata, *, given: bool) -> En
         return target
     if target.size is None or target.n >= target.size:
         return target  # every item is asked: the order picks nothing
+    if stored.size is not None and stored.n >= stored.size:
+        return target  # the stored run asked every item: its order chose nothing either
     if given:
         raise RunConflictError(
             f"{target.env_id}: this directory asked its items in {stored.items!r} order, not "
@@ -554,14 +587,10 @@ def evaluate(
         split = DEFAULT_SPLIT
     if item_order is not None and item_order not in ITEM_ORDERS:
         raise ValueError(f"item_order must be one of {ITEM_ORDERS}, got {item_order!r}")
+    if split_given and split not in KNOWN_SPLITS:  # a typo must not fall back to another split
+        raise ValueError(f"split must be one of {', '.join(KNOWN_SPLITS)}, got {split!r}")
     targets, suite_name, suite_seed = resolve_targets(
-        envs,
-        suite,
-        n,
-        split,
-        env_kwargs,
-        split_given=split_given,
-        item_order=item_order or "shuffled",
+        envs, suite, n, split, env_kwargs, item_order=item_order or "shuffled"
     )
     run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
     if suite is not None:
@@ -586,6 +615,7 @@ def evaluate(
         targets = [keep_stored_split(t, old) for t in targets]
     if old is not None:
         targets = [keep_stored_order(t, old, given=item_order is not None) for t in targets]
+        targets = [keep_stored_marking(t, old) for t in targets]
     plans = [t.plan() for t in targets]
     metadata = RunMetadata(
         tomgym_version=_version(),

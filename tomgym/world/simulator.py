@@ -144,13 +144,6 @@ class World:
     focus: tuple[tuple[str, ...], str] | None = None
     """When set, the one belief B[agents](obj) kept (a generator asking one question): it ends
     as in the full world, and the other beliefs, which never feed it, are not recorded."""
-    _focus_listed: bool = field(default=False, init=False, repr=False, compare=False)
-    """Whether the focus agents are a tuple _tuples lists (distinct, 1..max_order of them)."""
-
-    def __post_init__(self) -> None:
-        if self.focus is not None:
-            agents = self.focus[0]
-            self._focus_listed = bool(agents) and len(set(agents)) == len(agents) <= self.max_order
 
     # -- queries ---------------------------------------------------------------
 
@@ -268,8 +261,8 @@ class World:
         list it."""
         assert self.focus is not None
         agents, obj = self.focus
-        if not self._focus_listed:
-            return
+        if not agents or len(agents) > self.max_order or len(set(agents)) != len(agents):
+            return  # not a tuple _tuples lists: the full world never records it
         agent_room = self.agent_room
         for a in agents:
             if agent_room.get(a) != room:
