@@ -246,3 +246,32 @@ def test_dry_run_needs_n_for_procedural_envs_and_takes_envs_without_splits(
     assert run([*base, "--train-env", "ToM-HiToM-Original-v0"]) == 0
     argv = shlex.split(capsys.readouterr().out.splitlines()[0])
     assert argv[argv.index("--ckpt.save_steps") + 1] == "75"
+
+
+def test_a_misspelt_eval_split_fails_the_dry_run_not_the_run_after_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["train", "--model", "m", "--gpus", "1", "--out", str(tmp_path), "--dry-run"]
+    envs = ["--train-env", "ToM-HiToM-v0", "--n", "8", "--eval-env", "ToM-HiToM-O4-v0"]
+    assert run([*base, *envs, "--eval-split", "vall"]) == 2
+    assert "--eval-split must be one of" in capsys.readouterr().err
+
+
+def test_trl_needs_n_for_procedural_envs_like_openrlhf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trl backend took 1000 items without a word when --n was missing."""
+    base = ["train", "--backend", "trl", "--model", "m", "--out", str(tmp_path), "--dry-run"]
+    assert run([*base, "--train-env", "ToM-HiToM-v0"]) == 2
+    assert "procedural" in capsys.readouterr().err
+
+
+def test_export_kwargs_may_not_set_the_exports_own_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.jsonl"
+    argv = ["export", "--env", "ToM-HiToM-v0", "--n", "2", "--out", str(out)]
+    argv += ["--kwarg", "split=test"]
+    assert run(argv) == 2
+    assert "use --split, not --kwarg split=" in capsys.readouterr().err
+    assert not out.exists()

@@ -159,3 +159,11 @@ def test_grpo_settings_follow_the_machine(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
     assert grpo_settings(args)["bf16"] is True and grpo_settings(args)["use_cpu"] is False
+
+
+def test_tom_dataset_refuses_eval_only_envs_as_export_does(data_root: Path) -> None:
+    from tomgym.train.export import EvalOnlyError
+
+    with pytest.raises(EvalOnlyError, match="eval-only"):
+        tom_dataset("ToM-OpenToM-v0", n=2)
+    assert len(tom_dataset("ToM-OpenToM-v0", n=2, allow_eval_only=True)) == 2

@@ -30,9 +30,27 @@ from tomgym.train.openrlhf_cmd import (
     detect_gpus,
 )
 
+EXPORT_OPTIONS = {
+    "env_ids": "--env",
+    "split": "--split",
+    "n": "--n",
+    "fmt": "--format",
+    "out": "--out",
+    "allow_eval_only": "--allow-eval-only",
+}
+"""export_dataset's own arguments, and the option that sets each (not a --kwarg)."""
+
 
 def cmd_export(args: argparse.Namespace) -> int:
     try:
+        kwargs = parse_kwargs(args.kwarg)
+        clashes = sorted(set(kwargs) & set(EXPORT_OPTIONS))
+        if clashes:
+            raise ExportError(
+                "use "
+                + ", ".join(EXPORT_OPTIONS[k] for k in clashes)
+                + f", not --kwarg {clashes[0]}=...: --kwarg is for the env's own arguments"
+            )
         path = export_dataset(
             args.env,
             args.split,
@@ -40,7 +58,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             args.format,
             args.out,
             allow_eval_only=args.allow_eval_only,
-            **parse_kwargs(args.kwarg),
+            **kwargs,
         )
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym export: error: {exc}", file=sys.stderr)
@@ -85,8 +103,13 @@ def check_envs(
     for env_id in train_envs:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         rows += item_count(env_id, env.size, n)
-    from tomgym.eval.runner import open_env
+    from tomgym.eval.runner import KNOWN_SPLITS, open_env
 
+    if eval_envs and eval_split is not None and eval_split not in KNOWN_SPLITS:
+        # the evaluation after training refuses it: refuse it now, not after hours of training
+        raise ExportError(
+            f"--eval-split must be one of {', '.join(KNOWN_SPLITS)}, got {eval_split!r}"
+        )
     for env_id in eval_envs:
         try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
             open_env(env_id, {}, eval_split)

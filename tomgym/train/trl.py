@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tomgym.rewards import Score
+from tomgym.train.export import check_trainable
 from tomgym.train.labels import (
     EpisodeLabel,
     decode_label,
@@ -152,16 +153,23 @@ def tom_reward_funcs(split_parts: bool = True) -> list[RewardFunc]:
 
 
 def tom_rows(
-    env_ids: Sequence[str] | str, split: str | None = "train", n: int = 100, **env_kwargs: Any
+    env_ids: Sequence[str] | str,
+    split: str | None = "train",
+    n: int = 100,
+    *,
+    allow_eval_only: bool = False,
+    **env_kwargs: Any,
 ) -> list[dict[str, Any]]:
     """Rows ``{"prompt": messages, "label", "env_id", "index"}``, items ``0..n-1`` of each env.
 
     ``split`` goes to the envs that take it (an env without splits is used whole, with a
-    logged note); each label records the kwargs its env was made with.
+    logged note); each label records the kwargs its env was made with. Eval-only envs
+    (OpenToM, FANToM) are refused, as by ``tomgym export``, unless ``allow_eval_only``.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n (items per env) must be at least 1, got {n!r}")
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    check_trainable(ids, allow_eval_only)
     rows = []
     for env_id in ids:
         env, kwargs = open_labelled_env(env_id, split, env_kwargs)
@@ -187,17 +195,24 @@ def tom_rows(
 
 
 def tom_dataset(
-    env_ids: Sequence[str] | str, split: str | None = "train", n: int = 100, **env_kwargs: Any
+    env_ids: Sequence[str] | str,
+    split: str | None = "train",
+    n: int = 100,
+    *,
+    allow_eval_only: bool = False,
+    **env_kwargs: Any,
 ) -> Any:
     """A ``datasets.Dataset`` for TRL: conversational ``prompt`` messages plus the ``label`` column.
 
     ``n`` items per env (indices ``0..n-1``; fewer where the env is smaller). ``split`` goes to
     the envs that take it. ``env_kwargs`` (e.g. ``length=1``, ``reward="tomrl"``, a custom
     ``prompt=PromptPreset(...)``) go to every env and into the labels, so the reward functions
-    rebuild the same env.
+    rebuild the same env. Eval-only envs are refused unless ``allow_eval_only``.
     """
     try:
         import datasets
     except ImportError as exc:
         raise ImportError("tom_dataset needs the datasets package: pip install trl") from exc
-    return datasets.Dataset.from_list(tom_rows(env_ids, split, n, **env_kwargs))
+    return datasets.Dataset.from_list(
+        tom_rows(env_ids, split, n, allow_eval_only=allow_eval_only, **env_kwargs)
+    )

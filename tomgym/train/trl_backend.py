@@ -12,8 +12,6 @@ from tomgym.train.commands import check_envs, preset_from_args
 from tomgym.train.export import check_trainable
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 
-DEFAULT_N = 1000  # training items per env when --n is not given
-
 
 def device_settings() -> dict[str, Any]:
     """``use_cpu`` and ``bf16`` for GRPOConfig from what this machine has.
@@ -73,19 +71,19 @@ def run_trl(args: argparse.Namespace) -> int:
     if not args.train_env:
         print("tomgym train: error: give at least one --train-env", file=sys.stderr)
         return 2
-    n = args.n if args.n is not None else DEFAULT_N
     try:
         settings = grpo_settings(args)
         # The preset's reward, as the OpenRLHF backend uses (--reward overrides it).
         env_kwargs = {"reward": preset_from_args(args).reward}
         check_trainable(args.train_env, getattr(args, "allow_eval_only", False))
         # The same checks in a dry run as in a real one, before anything is built or run.
-        check_envs(
+        # A procedural train env needs --n (as for OpenRLHF); a fixed one is used whole.
+        rows = check_envs(
             args.train_env,
             list(getattr(args, "eval_env", None) or []),
             split=args.split,
             eval_split=getattr(args, "eval_split", None),
-            n=n,
+            n=args.n,
             env_kwargs=env_kwargs,
         )
     except (KeyError, ValueError) as exc:
@@ -99,7 +97,13 @@ def run_trl(args: argparse.Namespace) -> int:
     except ImportError:
         print("tomgym train: error: the trl backend needs TRL: pip install trl", file=sys.stderr)
         return 2
-    dataset = tom_dataset(args.train_env, split=args.split, n=n, **env_kwargs)
+    dataset = tom_dataset(
+        args.train_env,
+        split=args.split,
+        n=args.n if args.n is not None else max(1, rows),  # rows >= every env's size
+        allow_eval_only=getattr(args, "allow_eval_only", False),
+        **env_kwargs,
+    )
     # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
     reward_funcs: list[Any] = list(tom_reward_funcs())
     trainer = trl.GRPOTrainer(
