@@ -275,3 +275,12 @@ def test_export_kwargs_may_not_set_the_exports_own_options(
     assert run(argv) == 2
     assert "use --split, not --kwarg split=" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("option", [["--lr", "-5"], ["--temperature", "-1"], ["--lr", "nan"]])
+def test_preset_overrides_must_be_positive(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["train", "--model", "m", "--gpus", "1", "--out", str(tmp_path), "--dry-run"]
+    assert run([*argv, "--train-env", "ToM-HiToM-v0", "--n", "8", *option]) == 2
+    assert "must be a number above 0" in capsys.readouterr().err

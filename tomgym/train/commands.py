@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs, positive_int
+from tomgym.cli_args import parse_kwargs, positive_float, positive_int
 from tomgym.train.export import (
     FORMATS,
     EvalOnlyError,
@@ -281,10 +281,12 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--allow-eval-only", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
     overrides = p.add_argument_group("preset overrides")
-    overrides.add_argument("--lr", type=float)
+    overrides.add_argument("--lr", type=positive_float)
     overrides.add_argument("--batch", type=positive_int, help="prompts per rollout batch")
     overrides.add_argument("--rollouts", type=positive_int, help="rollouts per prompt")
-    overrides.add_argument("--temperature", type=float)
+    overrides.add_argument(
+        "--temperature", type=positive_float, help="rollout sampling temperature (above 0)"
+    )
     overrides.add_argument("--epochs", type=positive_int)
     overrides.add_argument("--reward", help="env reward preset (rlvr, tomrl, accuracy)")
     p.set_defaults(handler=cmd_train)
