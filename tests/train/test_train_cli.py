@@ -284,3 +284,18 @@ def test_preset_overrides_must_be_positive(
     argv = ["train", "--model", "m", "--gpus", "1", "--out", str(tmp_path), "--dry-run"]
     assert run([*argv, "--train-env", "ToM-HiToM-v0", "--n", "8", *option]) == 2
     assert "must be a number above 0" in capsys.readouterr().err
+
+
+def test_eval_envs_sharing_training_items_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root: Path
+) -> None:
+    """The Hi-ToM release has no splits: its O4 env is a subset of the whole one, so a best
+    checkpoint picked on it would be picked on training items. Generated envs' train and test
+    splits share nothing."""
+    base = ["train", "--model", "m", "--gpus", "1", "--out", str(tmp_path), "--dry-run"]
+    release = ["--train-env", "ToM-HiToM-Original-v0", "--eval-env", "ToM-HiToM-Original-O4-v0"]
+    assert run([*base, *release]) == 0
+    assert "shares 120 of its first 120 items with the training data" in capsys.readouterr().err
+    generated = ["--train-env", "ToM-HiToM-v0", "--n", "50", "--eval-env", "ToM-HiToM-O4-v0"]
+    assert run([*base, *generated]) == 0
+    assert "shares" not in capsys.readouterr().err

@@ -100,9 +100,12 @@ def check_envs(
     logged note), as the export and the evaluation do.
     """
     rows = 0
+    trained: set[str] = set()
     for env_id in train_envs:
         env, _ = open_export_env(env_id, split, **env_kwargs)
-        rows += item_count(env_id, env.size, n)
+        count = item_count(env_id, env.size, n)
+        rows += count
+        trained.update(env.source.item(i).id for i in range(min(count, OVERLAP_PROBE_ITEMS)))
     from tomgym.eval.runner import KNOWN_SPLITS, open_env
 
     if eval_envs and eval_split is not None and eval_split not in KNOWN_SPLITS:
@@ -112,10 +115,23 @@ def check_envs(
         )
     for env_id in eval_envs:
         try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
-            open_env(env_id, {}, eval_split)
+            eval_env, _ = open_env(env_id, {}, eval_split)
         except (KeyError, TypeError, ValueError) as exc:
             raise ExportError(f"eval env {env_id}: {exc}") from exc
+        probe = min(eval_env.size or OVERLAP_PROBE_ITEMS, OVERLAP_PROBE_ITEMS)
+        shared = sum(eval_env.source.item(i).id in trained for i in range(probe))
+        if shared:  # an env without splits, or a release and its own subset
+            print(
+                f"tomgym train: eval env {env_id} shares {shared} of its first {probe} items "
+                "with the training data: its scores, and the best checkpoint picked on them, "
+                "are not held out",
+                file=sys.stderr,
+            )
     return rows
+
+
+OVERLAP_PROBE_ITEMS = 5_000
+"""Items per env compared by id between the training data and each eval env."""
 
 
 def cmd_train(args: argparse.Namespace) -> int:
