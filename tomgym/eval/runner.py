@@ -132,8 +132,8 @@ def resolve_targets(
     """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
 
     A repeated env ID is asked once (the first occurrence wins). ``n`` must be at least 1.
-    An env whose kwargs change what its ID serves (anything but the split, the seed, the
-    reward and the prompt) is counted as held out unless a suite marks it: it is not the
+    An env whose kwargs make it serve other items than its ID (see
+    ``_changes_distribution``) is counted as held out unless a suite marks it: it is not the
     ID's training distribution. ``item_order`` picks a fixed env's ``n`` items (see
     ``planned_indices``).
     """
