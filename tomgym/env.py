@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 from gymnasium import spaces
 
-from tomgym.items import ToMItem
+from tomgym.items import SPLITS, ToMItem
 from tomgym.prompts import (
     PREFILL,
     PromptPreset,
@@ -44,8 +44,6 @@ class SplitNotFoundError(EnvArgumentError):
     splits (a plain ValueError), it must not be replaced by the env's whole item list: that
     would serve the other splits' items (the test items, when training asked for ``train``)."""
 
-
-ITEM_SPLITS = ("train", "val", "test", "all")
 
 
 @contextlib.contextmanager
@@ -291,7 +289,7 @@ class ToMEnv(gym.Env[str, str]):
             return source
         if not isinstance(source, ListSource):
             raise TypeError(f"{self.label}: a generated env takes no split argument")
-        split = check_choice(self.label, "split", split, ITEM_SPLITS)
+        split = check_choice(self.label, "split", split, SPLITS)
         if split == "all":
             return source
         present = sorted({item.split for item in source.items})

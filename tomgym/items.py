@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -21,6 +21,8 @@ AnswerType = Literal["choice", "text", "yes_no", "names"]
 """
 
 Split = Literal["train", "val", "test", "all"]
+SPLITS: tuple[str, ...] = get_args(Split)
+"""Every split an item (and an env made of items) can name; ``all``: no split."""
 
 
 class ItemError(ValueError):

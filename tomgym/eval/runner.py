@@ -28,7 +28,7 @@ from tomgym.eval.store import (
     read_metadata,
     write_json,
 )
-from tomgym.items import ToMItem
+from tomgym.items import SPLITS, ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
 from tomgym.rewards import judge_answer
 
@@ -71,10 +71,14 @@ class EnvTarget:
         return planned_indices(self.items, self.n, self.size)
 
 
-KNOWN_SPLITS = ("train", "val", "test", "all")
-"""Every split name an env takes (``all``: an env without splits)."""
 HELD_OUT_SPLITS = ("val", "test")
 """Splits tried, in this order, when an env does not take the requested one."""
+
+
+def order_for(order: ItemOrder, n: int, size: int | None) -> ItemOrder:
+    """The order a plan records: ``order`` where it picks which items (a fixed env, n below
+    its size), else ``first`` (every item, or a procedural env's iid items 0..n-1)."""
+    return order if size is not None and n < size else "first"
 
 
 def open_env(
@@ -187,7 +191,7 @@ def resolve_targets(
                 n=count,
                 spec=spec,
                 env=env,
-                items=item_order if size is not None and count < size else "first",
+                items=order_for(item_order, count, size),
                 size=size,
                 marked=marked,
             )
@@ -455,7 +459,7 @@ def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     env = tomgym.make(target.env_id, **stored.kwargs)
     size = env.size
     n = min(target.n, size) if size is not None else target.n
-    items = target.items if size is not None and n < size else "first"
+    items = order_for(target.items, n, size)
     return replace(target, kwargs=dict(stored.kwargs), env=env, n=n, size=size, items=items)
 
 
@@ -587,8 +591,8 @@ def evaluate(
         split = DEFAULT_SPLIT
     if item_order is not None and item_order not in ITEM_ORDERS:
         raise ValueError(f"item_order must be one of {ITEM_ORDERS}, got {item_order!r}")
-    if split_given and split not in KNOWN_SPLITS:  # a typo must not fall back to another split
-        raise ValueError(f"split must be one of {', '.join(KNOWN_SPLITS)}, got {split!r}")
+    if split_given and split not in SPLITS:  # a typo must not fall back to another split
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     targets, suite_name, suite_seed = resolve_targets(
         envs, suite, n, split, env_kwargs, item_order=item_order or "shuffled"
     )

@@ -106,12 +106,13 @@ def check_envs(
         count = item_count(env_id, env.size, n)
         rows += count
         trained.update(env.source.item(i).id for i in range(min(count, OVERLAP_PROBE_ITEMS)))
-    from tomgym.eval.runner import KNOWN_SPLITS, open_env
+    from tomgym.eval.runner import open_env
+    from tomgym.items import SPLITS
 
-    if eval_envs and eval_split is not None and eval_split not in KNOWN_SPLITS:
+    if eval_envs and eval_split is not None and eval_split not in SPLITS:
         # the evaluation after training refuses it: refuse it now, not after hours of training
         raise ExportError(
-            f"--eval-split must be one of {', '.join(KNOWN_SPLITS)}, got {eval_split!r}"
+            f"--eval-split must be one of {', '.join(SPLITS)}, got {eval_split!r}"
         )
     for env_id in eval_envs:
         try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
