@@ -33,6 +33,8 @@ from test_verifier_properties import (  # noqa: E402
     fragment_pool,
     gold_spellings,
     is_hedge,
+    listed_alternative,
+    negated_gold,
     oracle_allows,
     oracle_block,
 )
@@ -122,6 +124,24 @@ def timed_score(response: str, item: ToMItem) -> tuple[bool, float]:
     return score.correct, time.perf_counter() - start
 
 
+def negated(response: str, item: ToMItem) -> bool:
+    """The block negates a gold mention ("not the jar"): part of the oracle, counted apart."""
+    block = oracle_block(response)
+    if block is None or item.answer_type not in ("choice", "text"):
+        return False
+    assert isinstance(item.answer, str)
+    return negated_gold(block, [item.answer, *item.aliases])
+
+
+def free_text_list(response: str, item: ToMItem) -> bool:
+    """A free-text item with nothing to exclude, answered with a list of alternatives."""
+    block = oracle_block(response)
+    if block is None or item.answer_type != "text" or len(set(item.candidates) - {item.answer}):
+        return False
+    assert isinstance(item.answer, str)
+    return listed_alternative(block, [item.answer, *item.aliases])
+
+
 def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     items = [random_item(rng, answer_type, n) for n in range(60)] + real_items(answer_type)
@@ -150,6 +170,8 @@ def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:
                 counts["correct_without_naming_gold_only"] += 1
                 violations.append({"item": item.id, "response": response[:300]})
             counts["yes_no_hedges_scored_correct"] += is_hedge(response, item)
+            counts["negated_golds_scored_correct"] += negated(response, item)
+            counts["free_text_lists_scored_correct"] += free_text_list(response, item)
     return {
         "answer_type": answer_type,
         **{k: counts[k] for k in sorted(counts)},
@@ -232,13 +254,15 @@ def main() -> None:
         f"`{result['command']}` ({result['machine']}, {result['wall_seconds']} s)",
         "",
         "| answer type | responses | one answer block | scored correct | correct without naming "
-        "the gold only | yes/no hedges scored correct | max us/call (< 1 kB) "
-        "| max us/kB (>= 1 kB) |",
-        "|---|---|---|---|---|---|---|---|",
+        "the gold only | of which negated golds | of which free-text lists "
+        "| yes/no hedges scored correct | max us/call (< 1 kB) | max us/kB (>= 1 kB) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {r['answer_type']} | {r['responses']} | {r.get('with_one_answer_block', 0)} | "
         f"{r.get('scored_correct', 0)} | {r.get('correct_without_naming_gold_only', 0)} | "
+        f"{r.get('negated_golds_scored_correct', 0)} | "
+        f"{r.get('free_text_lists_scored_correct', 0)} | "
         f"{r.get('yes_no_hedges_scored_correct', 0)} | {r['max_us_per_call_under_1kB']} | "
         f"{r['max_us_per_kB_at_1kB_and_over']} |"
         for r in fuzz_rows

@@ -37,6 +37,21 @@ NO_WORDS = frozenset({"no"})
 FREE_TEXT_MAX_EXTRA_WORDS = 12
 """A free-text answer with no other candidate to exclude (no list, or one holding only the
 gold) may add this many words to the gold phrase: pasting the whole story names the gold too."""
+NEGATIONS = frozenset(
+    {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
+     "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
+     "shouldnt", "aint"}
+)  # fmt: skip
+"""Words that negate what follows ("not the jar"); ``n't`` is read as its own word ``t`` after
+a word ending in ``n`` (``isn't`` -> ``isn t``)."""
+NEGATION_REACH = 3
+"""How many words before a gold mention, within its clause, a negation still negates it:
+"is not (located) in the jar" but not "does not know it moved, so she looks in the jar"."""
+_CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
+_ALTERNATIVE_SEPARATORS = re.compile(r"[,;/|\n]|\b(?:and|or)\b|&", re.IGNORECASE)
+LIST_PART_MAX_EXTRA_WORDS = 2
+"""A part of a free-text answer, split like a list, that does not hold the gold and is at most
+this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
 
 
 def words(text: str) -> list[str]:
@@ -176,6 +191,54 @@ def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
     return found
 
 
+def _is_negation(tokens: Sequence[str], i: int) -> bool:
+    word = tokens[i]
+    return word in NEGATIONS or (word == "t" and i > 0 and tokens[i - 1].endswith("n"))
+
+
+def _phrase_starts(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> list[int]:
+    """Where any of ``phrases`` starts in ``tokens`` as whole consecutive words."""
+    starts = []
+    for phrase in phrases:
+        if phrase:
+            n, first = len(phrase), phrase[0]
+            starts += [
+                i for i, w in enumerate(tokens) if w == first and tuple(tokens[i : i + n]) == phrase
+            ]
+    return starts
+
+
+def negates(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+    """Whether a mention of one of ``phrases`` follows a negation in its clause, at most
+    NEGATION_REACH words before it ("not the jar", "isn't in the jar")."""
+    if not any(phrase and phrase[0] for phrase in phrases):
+        return False
+    for clause in _CLAUSE_BREAKS.split(answer):
+        tokens = words(clause)
+        for start in _phrase_starts(tokens, phrases):
+            if any(_is_negation(tokens, i) for i in range(max(0, start - NEGATION_REACH), start)):
+                return True
+    return False
+
+
+def lists_alternatives(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+    """Whether the answer, split like a list (commas, semicolons, slashes, ``and``, ``or``),
+    has a short part without the gold besides one with it: "kitchen, garden", "Alice or Bob".
+    A part that starts with a negation excludes rather than adds ("garden, not the hall"). Golds
+    that are lists themselves ("Anne and Bob") are left to the length check."""
+    longest = max(len(p) for p in phrases)
+    if any(len(_ALTERNATIVE_SEPARATORS.split(" ".join(p))) > 1 for p in phrases):
+        return False
+    parts = [t for t in (words(part) for part in _ALTERNATIVE_SEPARATORS.split(answer)) if t]
+    if len(parts) < 2:
+        return False
+    with_gold = [bool(_phrase_starts(part, phrases)) for part in parts]
+    return any(with_gold) and any(
+        not has and len(part) <= longest + LIST_PART_MAX_EXTRA_WORDS and not _is_negation(part, 0)
+        for part, has in zip(parts, with_gold, strict=True)
+    )
+
+
 def judge_choice(
     answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()
 ) -> Judgement:
@@ -201,9 +264,12 @@ def judge_choice(
         return Judgement(False, "no_candidate", "the answer names none of the candidates")
     if len(named) > 1:
         return Judgement(False, "several_candidates", f"the answer names {len(named)} candidates")
-    if named == {gold}:
-        return Judgement(True, "correct", "names the gold candidate only")
-    return Judgement(False, "wrong", f"names {named.pop()!r}")
+    if named != {gold}:
+        return Judgement(False, "wrong", f"names {named.pop()!r}")
+    golds = [p for p in (_phrase(gold), *(_phrase(a) for a in aliases)) if p]
+    if negates(answer, golds):
+        return Judgement(False, "wrong", "negates the gold candidate")
+    return Judgement(True, "correct", "names the gold candidate only")
 
 
 def judge_text(
@@ -222,6 +288,10 @@ def judge_text(
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
+        if lists_alternatives(answer, gold_phrases):
+            return Judgement(False, "several_candidates", "the answer lists alternatives")
+    if negates(answer, gold_phrases):
+        return Judgement(False, "wrong", "negates the gold phrase")
     return Judgement(True, "correct", "the gold phrase, and nothing else")
 
 

@@ -46,6 +46,10 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
     }
     if item.answer_type == "yes_no":
         responses["gold_inside_word"] = "<think>x</think><answer>know, yesterday</answer>"
+    if item.answer_type in ("choice", "text"):
+        responses["negated_gold"] = f"<think>x</think><answer>It is not in the {gold}.</answer>"
+    if item.answer_type == "text" and not others:
+        responses["gold_or_elsewhere"] = f"<think>x</think><answer>{gold} or elsewhere</answer>"
     if not others:
         responses.pop("all_candidates")
         responses.pop("megabyte_of_candidates")

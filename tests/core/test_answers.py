@@ -147,3 +147,38 @@ def test_a_candidate_list_of_the_gold_alone_still_caps_the_answer_length() -> No
     assert judge_text(story, "garden", candidates=["garden"]).verdict == "too_long"
     for fine in ("garden", "The garden.", "It is in the garden."):
         assert judge_text(fine, "garden", candidates=["garden"]).correct, fine
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["not the jar", "The ball is not in the jar.", "It isn't in the jar",
+     "isn’t located in the jar", "never the jar"],
+)  # fmt: skip
+def test_a_negated_gold_is_not_credited(answer: str) -> None:
+    assert judge_choice(answer, "jar", ["jar", "box"]).verdict == "wrong"
+    assert judge_text(answer, "jar").verdict == "wrong"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["The jar, because Anne didn't see the move.", "Not sure, but the jar",
+     "Anne does not know it moved, so she looks in the jar"],
+)  # fmt: skip
+def test_a_negation_elsewhere_in_the_answer_does_not_negate_the_gold(answer: str) -> None:
+    assert judge_choice(answer, "jar", ["jar", "box"]).correct
+    assert judge_text(answer, "jar").correct
+
+
+@pytest.mark.parametrize(
+    "answer", ["garden, kitchen", "the garden or the hall", "garden / hall", "garden and kitchen"]
+)
+def test_free_text_without_candidates_refuses_a_list_of_alternatives(answer: str) -> None:
+    judgement = judge_text(answer, "garden")
+    assert judgement.verdict == "several_candidates", judgement
+    assert judge_text(answer, "garden", candidates=["garden"]).verdict == "several_candidates"
+
+
+def test_free_text_list_check_keeps_explanations_exclusions_and_list_golds() -> None:
+    assert judge_text("In the garden, where Anne left it before going out", "garden").correct
+    assert judge_text("the garden, not the hall", "garden").correct
+    assert judge_text("Anne and Bob", "Anne and Bob").correct

@@ -1,9 +1,11 @@
 """Property tests of the verifier: no mutated response is scored correct unless its answer block
 names the gold and nothing else (an oracle written here, independently), and the gold always is.
+Naming the gold means affirming it: "not the jar" and a free-text list "kitchen, garden" do not.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -33,6 +35,9 @@ ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 COLOURS = ("red", "green", "blue", "yellow")
 CONTAINERS = ("box", "basket", "crate", "bin", "drawer", "pantry", "chest", "hamper", "bucket")
 PLACES = ("kitchen", "garden", "donation bin", "leather briefcase", "wooden desk drawer", "hall")
+NEGATIONS = {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent",
+             "dont", "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt",
+             "wouldnt", "shouldnt", "aint"}  # fmt: skip
 NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
 
 
@@ -76,6 +81,38 @@ def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> 
     )
 
 
+def _negation_at(tokens: Sequence[str], i: int) -> bool:
+    return tokens[i] in NEGATIONS or (tokens[i] == "t" and i > 0 and tokens[i - 1][-1] == "n")
+
+
+def negated_gold(block: str, golds: Sequence[str]) -> bool:
+    """A gold mention with a negation at most three words before it in its clause."""
+    for clause in re.split(r"[,;:.!?()\[\]\n]", block):
+        tokens = oracle_words(clause)
+        for gold in golds:
+            for start, _ in _spans(tokens, oracle_words(gold)) if oracle_words(gold) else []:
+                if any(_negation_at(tokens, i) for i in range(max(0, start - 3), start)):
+                    return True
+    return False
+
+
+def listed_alternative(block: str, golds: Sequence[str]) -> bool:
+    """Free text split like a list: a part holding the gold beside a short part without it
+    (at most two words longer than the gold) that does not start with a negation."""
+    separators = r"[,;/|\n&]|\band\b|\bor\b"
+    phrases = [oracle_words(g) for g in golds if oracle_words(g)]
+    if any(len(re.split(separators, " ".join(p))) > 1 for p in phrases):
+        return False
+    parts = [oracle_words(part) for part in re.split(separators, block, flags=re.IGNORECASE)]
+    parts = [part for part in parts if part]
+    holds = [any(_spans(part, p) for p in phrases) for part in parts]
+    longest = max(len(p) for p in phrases)
+    return any(holds) and any(
+        not held and len(part) <= longest + 2 and not _negation_at(part, 0)
+        for part, held in zip(parts, holds, strict=True)
+    )
+
+
 def oracle_names(block: str) -> set[tuple[str, ...]]:
     parts = [block]
     for sep in SEPARATORS:
@@ -107,9 +144,15 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         return bool(said) and said[0] == oracle_words(item.answer)[0]
     golds = [item.answer, *item.aliases]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
-    if item.answer_type == "text" and not item.candidates:
+    if negated_gold(block, golds):
+        return False
+    if item.answer_type == "text" and not others:
         extra = len(oracle_words(block)) - max(len(oracle_words(g)) for g in golds)
-        return names_gold_only(block, golds, ()) and extra <= 12
+        return (
+            names_gold_only(block, golds, ())
+            and extra <= 12
+            and not listed_alternative(block, golds)
+        )
     return names_gold_only(block, golds, others)
 
 
