@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tomgym.eval.leaderboard import Leaderboard, LeaderboardRow, column_labels, to_markdown
+from tomgym.eval.leaderboard import (
+    Leaderboard,
+    LeaderboardRow,
+    column_labels,
+    load_summary,
+    to_markdown,
+)
 from tomgym.eval.plots import order_series
 
 
@@ -34,8 +40,33 @@ def test_orders_are_plotted_in_numeric_order() -> None:
     )
     orders, series = order_series(board)
     assert orders == ["0", "1", "2", "4", "10"]
-    assert series[0] == ("a", [2, 3], [0.5, 0.25])
+    assert series[0] == ("a", [2, 3], [0.5, 0.25], False)
     assert series[1][1] == [0, 1, 4]
+
+
+def test_held_out_orders_are_never_pooled_with_in_distribution_ones(tmp_path: Path) -> None:
+    """An in-distribution O2 env and a held-out O2 variant both have order-2 items: the board
+    keeps them apart (in the row, the Markdown and HTML tables and the plot's series)."""
+    from tomgym.eval.html import render_html
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    envs = ["ToM-HiToM-O2-v0", "ToM-HiToM-O2-Debiased-v0"]  # the registry: the second held out
+    evaluate("oracle", envs, n=10, out=tmp_path / "oracle", quiet=True)
+    evaluate("heuristic:reality", envs, n=40, out=tmp_path / "reality", quiet=True)
+    board = collect([tmp_path / "oracle", tmp_path / "reality"])
+    reality = next(r for r in board.rows if r.agent == "heuristic:reality")
+    summary = load_summary(tmp_path / "reality")
+    assert reality.by_order == {"2": summary.envs[envs[0]].accuracy}
+    assert reality.by_order_held_out == {"2": summary.envs[envs[1]].accuracy}
+    assert reality.by_order != reality.by_order_held_out  # pooled, the two would be one figure
+    assert "| agent | O2 | O2 (held out) |" in to_markdown(board).splitlines()
+    assert "order 2 (held out)" in render_html(board)
+    _, series = order_series(board)
+    assert [(label, held_out) for label, _, _, held_out in series] == [
+        ("oracle (simulator)", False), ("oracle (simulator) (held out)", True),
+        ("heuristic:reality", False), ("heuristic:reality (held out)", True),
+    ]  # fmt: skip
 
 
 def test_a_column_mixing_runs_of_different_splits_says_so(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ from tomgym.eval.leaderboard import (
     column_labels,
     items_label,
     mixed_notes,
+    order_columns,
+    order_value,
 )
 
 _CSS = """
@@ -138,15 +140,17 @@ def _main_table(board: Leaderboard) -> str:
 
 
 def _order_table(board: Leaderboard) -> str:
-    orders = sorted({o for r in board.rows for o in r.by_order}, key=lambda o: (len(o), o))
-    if not orders:
+    columns = order_columns(board)
+    if not columns:
         return "<p>No ToM orders recorded.</p>"
-    head = "<th>agent</th>" + "".join(f"<th>order {escape(o)}</th>" for o in orders)
+    head = "<th>agent</th>" + "".join(
+        f"<th>order {escape(o)}{' (held out)' if h else ''}</th>" for o, h in columns
+    )
     body = []
     for row in board.rows:
         cells = [_agent_cell(row)]
-        for order in orders:
-            value = row.by_order.get(order)
+        for order, held_out in columns:
+            value = order_value(row, order, held_out)
             if value is None:
                 cells.append('<td data-value="">-</td>')
             else:
@@ -188,6 +192,7 @@ Click a header to sort.</p>
 {note}
 {_main_table(board)}
 <h2>Accuracy by ToM order</h2>
+<p>In-distribution and held-out envs apart; each pools every family with items of that order.</p>
 {_order_table(board)}
 <pre id="errors" data-count="0"></pre>
 <script type="application/json" id="leaderboard-data">{data}</script>

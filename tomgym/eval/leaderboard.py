@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,15 @@ class LeaderboardRow(BaseModel):
     held_out: float | None = None
     held_out_gap: float | None = None
     held_out_gap_above_chance: float | None = None
-    by_order: dict[str, float] = Field(default_factory=dict)
+    by_order: dict[str, float] = Field(
+        default_factory=dict,
+        description="Accuracy per ToM order over the in-distribution envs (families pooled).",
+    )
+    by_order_held_out: dict[str, float] = Field(
+        default_factory=dict,
+        description="Accuracy per ToM order over the held-out envs, kept apart from by_order: "
+        "order 4 of a mixed-order training env and of a held-out O4 env are different claims.",
+    )
     format_rate: float | None = None
     lenient_accuracy: float | None = None
     trace_fidelity: float | None = None
@@ -84,12 +92,6 @@ class Leaderboard(BaseModel):
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
     hits = sum(round((e.accuracy or 0.0) * e.n) for e in summary.envs.values())
     n = summary.n_items
-    order_hits: dict[str, list[int]] = {}
-    for env in summary.envs.values():
-        for order, stats in env.by_order.items():
-            bucket = order_hits.setdefault(order, [0, 0])
-            bucket[0] += round(stats.accuracy * stats.n)
-            bucket[1] += stats.n
     envs = [e for e in summary.envs.values() if e.n]  # an env with only failures has no numbers
     total = sum(e.n for e in envs) or 1
     return LeaderboardRow(
@@ -108,7 +110,8 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         held_out=summary.held_out_accuracy,
         held_out_gap=summary.held_out_gap,
         held_out_gap_above_chance=summary.held_out_gap_above_chance,
-        by_order={k: h / m for k, (h, m) in sorted(order_hits.items()) if m},
+        by_order=_pooled_orders(e for e in summary.envs.values() if not e.held_out),
+        by_order_held_out=_pooled_orders(e for e in summary.envs.values() if e.held_out),
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         trace_fidelity=_weighted(envs, "trace_fidelity"),
@@ -278,6 +281,25 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _pooled_orders(envs: Iterable[EnvSummary]) -> dict[str, float]:
+    """Accuracy per ToM order over the items of ``envs``, orders in numeric order."""
+    hits: dict[str, list[int]] = {}
+    for env in envs:
+        for order, stats in env.by_order.items():
+            bucket = hits.setdefault(order, [0, 0])
+            bucket[0] += round(stats.accuracy * stats.n)
+            bucket[1] += stats.n
+    return {k: h / m for k, (h, m) in sorted(hits.items(), key=lambda kv: order_key(kv[0])) if m}
+
+
+def order_key(order: str) -> tuple[int, float | str]:
+    """Numeric orders first, in numeric order ("10" after "4"), then any others by name."""
+    try:
+        return (0, float(order))
+    except ValueError:
+        return (1, order)
+
+
 def _weighted(envs: Sequence[EnvSummary], field: str) -> float | None:
     pairs = [(getattr(e, field), e.n) for e in envs if getattr(e, field) is not None]
     total = sum(n for _, n in pairs)
@@ -338,7 +360,44 @@ def to_markdown(board: Leaderboard) -> str:
             f"Rows marked ({PRIVILEGED_NOTE}) copied that many answers from the gold label "
             "(families the simulator cannot solve); (simulator) rows solved every item."
         )
-    return "\n".join(lines + notes) + "\n"
+    return "\n".join(lines + notes + order_table(board)) + "\n"
+
+
+def order_columns(board: Leaderboard) -> list[tuple[str, bool]]:
+    """The (order, held out) columns of the by-order table: in-distribution orders first."""
+    inside = {o for r in board.rows for o in r.by_order}
+    outside = {o for r in board.rows for o in r.by_order_held_out}
+    return [(o, False) for o in sorted(inside, key=order_key)] + [
+        (o, True) for o in sorted(outside, key=order_key)
+    ]
+
+
+def order_value(row: LeaderboardRow, order: str, held_out: bool) -> float | None:
+    return (row.by_order_held_out if held_out else row.by_order).get(order)
+
+
+def order_label(order: str, held_out: bool) -> str:
+    return f"O{order} (held out)" if held_out else f"O{order}"
+
+
+def order_table(board: Leaderboard) -> list[str]:
+    """Accuracy per ToM order, in-distribution and held-out envs apart (Markdown lines)."""
+    columns = order_columns(board)
+    if not columns:
+        return []
+    header = ["agent", *(order_label(o, h) for o, h in columns)]
+    lines = [
+        "",
+        "Accuracy by ToM order (%), over the items of the in-distribution envs and, apart, of "
+        "the held-out envs; each pools every family (Hi-ToM, ToMi, ...) with items of that order.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
+    for row in board.rows:
+        cells = [agent_label(row), *(_pct(order_value(row, o, h)) for o, h in columns)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[str, Any]:

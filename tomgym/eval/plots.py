@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tomgym.eval.leaderboard import Leaderboard, agent_label
+from tomgym.eval.leaderboard import Leaderboard, agent_label, order_key
 
 
 class PlotsUnavailable(RuntimeError):
@@ -24,25 +24,28 @@ def _pyplot():  # type: ignore[no-untyped-def]
     return plt
 
 
-def _order_key(order: str) -> tuple[int, float | str]:
-    try:
-        return (0, float(order))
-    except ValueError:
-        return (1, order)
-
-
-def order_series(board: Leaderboard) -> tuple[list[str], list[tuple[str, list[int], list[float]]]]:
-    """(the orders in numeric order, and per row: its label, x positions, accuracies).
+def order_series(
+    board: Leaderboard,
+) -> tuple[list[str], list[tuple[str, list[int], list[float], bool]]]:
+    """(the orders in numeric order, and per row and kind of env: its label, x positions,
+    accuracies, and whether the series is over held-out envs).
 
     Positions are indices into the sorted orders: plotting the order strings themselves would
     make matplotlib place categories in the order it first sees them (2, 4, 0, 1 when the first
-    row lacks orders 0 and 1).
+    row lacks orders 0 and 1). A row's held-out envs make their own series, never pooled with
+    its in-distribution ones.
     """
-    orders = sorted({o for r in board.rows for o in r.by_order}, key=_order_key)
+    orders = sorted(
+        {o for r in board.rows for o in (*r.by_order, *r.by_order_held_out)}, key=order_key
+    )
     series = []
     for row in board.rows:
-        xs = [k for k, o in enumerate(orders) if o in row.by_order]
-        series.append((agent_label(row), xs, [row.by_order[orders[k]] for k in xs]))
+        for held_out, values in ((False, row.by_order), (True, row.by_order_held_out)):
+            if not values and (held_out or row.by_order_held_out):
+                continue
+            xs = [k for k, o in enumerate(orders) if o in values]
+            label = agent_label(row) + (" (held out)" if held_out else "")
+            series.append((label, xs, [values[orders[k]] for k in xs], held_out))
     return orders, series
 
 
@@ -54,8 +57,15 @@ def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
 
     orders, series = order_series(board)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, xs, ys in series:
-        ax.plot(xs, [100 * y for y in ys], marker="o", label=label)
+    colours: dict[str, str] = {}
+    for label, xs, ys, held_out in series:
+        agent = label.removesuffix(" (held out)") if held_out else label
+        style = (
+            {"linestyle": "--", "marker": "s", "fillstyle": "none"} if held_out else {"marker": "o"}
+        )
+        ys_pct = [100 * y for y in ys]
+        (line,) = ax.plot(xs, ys_pct, label=label, color=colours.get(agent), **style)
+        colours.setdefault(agent, line.get_color())
     ax.set_xticks(range(len(orders)), orders)
     ax.set_xlabel("ToM order")
     ax.set_ylabel("accuracy (%)")
