@@ -125,3 +125,33 @@ def test_a_refused_held_out_or_unknown_split_is_an_error_not_the_default_items()
         open_labelled_env("ToM-HiToM-O1-v0", "tset", {})
     with pytest.raises((TypeError, ValueError)):
         open_labelled_env("ToM-OpenToM-v0", "test", {})
+
+
+def test_labels_of_an_env_registered_with_another_reward_keep_its_minimum(tmp_path: Path) -> None:
+    """A plugin env whose default reward is tomrl: its labels record the spec, so a reward
+    worker without the plugin (the env unknown there) gives unusable samples tomrl's -3, never
+    rlvr's 0, which would pay more than a wrong answer (-1)."""
+    from tomgym.train import labels as labels_module
+
+    env_id = "Test-Plugin-Reward-v0"
+    items = [
+        {"id": f"q{i}", "story": f"The ball is in the box{i}.", "question": "Where is the ball?",
+         "answer": f"box{i}", "candidates": ["box0", "box1", "box2"]}
+        for i in range(3)
+    ]  # fmt: skip
+    tomgym.register_tom_env(env_id, items=items, kwargs={"reward": "tomrl"})
+    try:
+        path = export_dataset([env_id], "train", None, "openrlhf", tmp_path / "rows.jsonl")
+        label = json.loads(path.read_text().splitlines()[0])["label"]
+        assert decode_label(label).kwargs["reward"]["name"] == "tomrl"
+        wrong = "<think>t</think><answer>box9</answer>"
+        assert score_label(label, wrong)[0].reward == pytest.approx(-1.0)
+    finally:
+        tomgym.unregister_tom_env(env_id)
+        labels_module._env.cache_clear()
+    assert failure_reward(label) == -3.0  # the env is unknown now, as on a bare worker
+    result = compute_score(env_id, "<think>t</think><answer>box0</answer>", label)
+    assert result["score"] == -3.0 and result["error"]
+    built_in = export_dataset([ENV], "train", 2, "openrlhf", tmp_path / "built_in.jsonl")
+    first = json.loads(built_in.read_text().splitlines()[0])["label"]
+    assert "reward" not in decode_label(first).kwargs  # rlvr: nothing to record

@@ -120,6 +120,8 @@ def score_label(
     return score, info
 
 
+DEFAULT_LABEL_REWARD = "rlvr"
+"""The reward a label that names none is read with when its env cannot be made."""
 TRAIN_SPLIT = "train"
 """The one split an exporter may drop for an env that lacks it (see open_labelled_env)."""
 
@@ -136,6 +138,38 @@ def open_labelled_env(
     env's default (often ``train``) items would be worse than stopping. The returned kwargs
     are the JSON form a label records, so the reward path remakes exactly this env.
     """
+    env, made_with = _open_env(env_id, split, kwargs)
+    return with_reward_recorded(env_id, env, made_with)
+
+
+def with_reward_recorded(
+    env_id: str, env: ToMEnv, kwargs: dict[str, Any]
+) -> tuple[ToMEnv, dict[str, Any]]:
+    """``kwargs`` plus the env's reward when the label would not name it otherwise.
+
+    A label that names no reward is read as ``rlvr`` where its env cannot be made (a reward
+    worker without the plugin that registered it): an env registered with another default
+    reward (``kwargs={"reward": "tomrl"}``) would then make unusable samples earn rlvr's 0,
+    more than its wrong answers' -3. Recording the spec (its fields, so a worker without the
+    plugin reads it too) keeps every adapter's failure reward at the env's own minimum.
+    """
+    if env.reward_spec == _named_reward(kwargs):
+        return env, kwargs
+    recorded = {**kwargs, "reward": env.reward_spec.model_dump(mode="json")}
+    return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=recorded)), recorded
+
+
+def _named_reward(kwargs: Mapping[str, Any]) -> RewardSpec | None:
+    """The reward a label's kwargs name when its env cannot be made (rlvr when none)."""
+    try:
+        return resolve_reward(kwargs.get("reward", DEFAULT_LABEL_REWARD))
+    except (TypeError, ValueError):
+        return None
+
+
+def _open_env(
+    env_id: str, split: str | None, kwargs: Mapping[str, Any]
+) -> tuple[ToMEnv, dict[str, Any]]:
     base = decode_label(encode_label(env_id, 0, **kwargs)).kwargs
     if split is None or "split" in base:
         return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base)), base
@@ -169,7 +203,7 @@ def reward_spec_for(label: Any) -> RewardSpec | None:
         pass
     try:
         data = json.loads(label) if isinstance(label, str) else label
-        return resolve_reward(data["kwargs"].get("reward", "rlvr"))
+        return resolve_reward(data["kwargs"].get("reward", DEFAULT_LABEL_REWARD))
     except Exception:
         return None
 
