@@ -93,7 +93,9 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     Answers: yes/no -> ``yes_no``; "knows about it" / "does not know about it" -> ``choice``
     between the two; anything else (a container or a room) -> ``text`` whose candidates are
     every expected answer of the same story for the same location class (containers or
-    rooms), the gold included, so a model must name one of them.
+    rooms), the gold included, so a model must name one of them; where the story has no other
+    such answer (about a fifth of the items) the question is free text without candidates, as
+    a one-element list would hand the gold to anything that reads ``info["candidates"]``.
     """
     if presentation not in STORY_COLUMN:
         raise ValueError(f"presentation must be 'structured' or 'infilled', got {presentation!r}")
@@ -122,7 +124,10 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
         else:
             cls = _location_class(kind)
             others = answers.get((row["story_structure"], cls), set()) if cls else set()
-            fields.update(answer_type="text", candidates=tuple(sorted(others | {answer})))
+            if others - {answer}:
+                fields.update(answer_type="text", candidates=tuple(sorted(others | {answer})))
+            else:  # the gold alone would be given away by info["candidates"]: plain free text
+                fields.update(answer_type="text")
         return {
             "id": f"exploretom-r{number}",
             "story": row[column],

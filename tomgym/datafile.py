@@ -241,6 +241,19 @@ def _fields(
     return fields, problems
 
 
+def _separator_hint(candidates: Any, sep: str) -> str:
+    """A note for a candidates cell that kept its list whole: "box, basket" with sep "|"."""
+    if not isinstance(candidates, tuple) or len(candidates) != 1:
+        return ""
+    used = [mark for mark in (",", ";", "/") if mark != sep and mark in candidates[0]]
+    if not used:
+        return ""
+    return (
+        f" (candidates are split on {sep!r}, so {candidates[0]!r} is one candidate: pass "
+        f"candidates_sep={used[0]!r}, or --sep {used[0]!r} on the command line)"
+    )
+
+
 def items_from_rows(
     rows: Iterable[Row | Mapping[str, Any]],
     mapping: Mapping[str, str],
@@ -301,8 +314,12 @@ def items_from_rows(
         try:
             item = ToMItem.model_validate(record)
         except ValidationError as exc:
+            hint = _separator_hint(fields.get("candidates"), candidates_sep)
             for err in exc.errors():
-                problems.append(RowProblem(label, *describe_error(err)))
+                field, message = describe_error(err)
+                if hint and field in ("candidates", "answer"):
+                    message += hint
+                problems.append(RowProblem(label, field, message))
             continue
         if item.id in seen:
             problems.append(

@@ -87,7 +87,18 @@ class ToMItem(BaseModel):
             )
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError("candidates: candidates contain duplicates")
+        if self.candidates and self.answer_type in ("choice", "text") and self._gold_only():
+            raise ValueError(
+                f"candidates: {list(self.candidates)} holds only the gold answer, which "
+                "info['candidates'] and a prompt listing them would give away; a question with "
+                "nothing else to choose from is free text: answer_type 'text', no candidates"
+            )
         return self
+
+    def _gold_only(self) -> bool:
+        """Whether every candidate reads as the gold answer or one of its aliases."""
+        golds = {tuple(words(g)) for g in (str(self.answer), *self.aliases)}
+        return all(tuple(words(c)) in golds for c in self.candidates)
 
     @property
     def gold_text(self) -> str:

@@ -140,8 +140,9 @@ def test_megabyte_responses_are_scored(response: str) -> None:
 
 
 def test_a_candidate_list_of_the_gold_alone_still_caps_the_answer_length() -> None:
-    """ExploreToM asks some room questions with the gold as the only candidate: pasting the
-    story names it too, and must not be credited."""
+    """A candidate list of the gold alone (items refuse one now; ExploreToM's room questions
+    without another answer are free text) is judged as free text: pasting the story names
+    the gold too, and must not be credited."""
     story = "Anna entered the kitchen. Ben entered the hall. Anna moved to the garden. " * 3
     assert not judge_text(story, "garden", candidates=["garden"]).correct
     assert judge_text(story, "garden", candidates=["garden"]).verdict == "too_long"

@@ -321,3 +321,15 @@ def test_a_csv_names_row_splits_its_answer_as_the_judge_reads_a_list(tmp_path: P
     from tomgym.rewards import score_response
 
     assert score_response("<think>x</think><answer>Ann and Bob</answer>", items[1]).correct
+
+
+def test_candidates_kept_whole_by_another_separator_get_a_hint(tmp_path: Path) -> None:
+    """A CSV cell "box, bag" with the default '|' separator is one candidate: the error says
+    how the cell was split and which option reads it."""
+    rows = [{**row, "opts": row["opts"].replace("|", ", ")} for row in ROWS]
+    path = write_csv(tmp_path / "commas.csv", rows)
+    mapping = {"story": "text", "question": "q", "answer": "gold", "candidates": "opts"}
+    with pytest.raises(DataFileError, match=r"split on '\|'.*candidates_sep=','.*--sep ','"):
+        load_file_items(path, "Commas-v0", mapping)
+    items = load_file_items(path, "Commas-v0", mapping, candidates_sep=",")
+    assert items[0].candidates == ("box", "bag")

@@ -24,6 +24,8 @@ def test_good_item() -> None:
         ({"colour": "red"}, "field 'colour'"),
         ({"answer_type": "essay"}, "field 'answer_type'"),
         ({"candidates": ["x", "x"]}, "duplicates"),
+        ({"candidates": ["x"]}, "holds only the gold answer"),
+        ({"answer_type": "text", "candidates": ["the X"]}, "holds only the gold answer"),
     ],
 )
 def test_bad_items_name_item_and_field(change: dict[str, object], field: str) -> None:
@@ -54,3 +56,11 @@ def test_dicts_without_an_answer_type_are_typed_as_data_file_rows_are() -> None:
         validate_item({**base, "answer": "box", "order": True})
     with pytest.raises(ItemError, match=r"field 'split': .*\(got 'Train'\)"):
         validate_item({**base, "answer": "box", "split": "Train"})
+
+
+def test_free_text_without_candidates_or_with_others_is_fine() -> None:
+    assert validate_item({**GOOD, "answer_type": "text", "candidates": []}).candidates == ()
+    assert validate_item({**GOOD, "answer_type": "text"}).candidates == ("x", "y")
+    aliased = {**GOOD, "answer_type": "text", "candidates": ["x", "ex"], "aliases": ["ex"]}
+    with pytest.raises(ItemError, match="holds only the gold"):
+        validate_item(aliased)  # both candidates read as the gold

@@ -70,8 +70,13 @@ def _write(tmp_path, answer="basket", trace_type="first_order_0_tom"):
 
 def test_small_file_and_bad_records(tmp_path):
     txt, trace = _write(tmp_path, answer="box")
+    # A story naming one container would list only the gold as a candidate: refused by name.
+    with pytest.raises(ItemError, match=r"x.txt record 1 \(line 7\).*holds only the gold"):
+        load_tomi(txt, trace, split="val")
+    two = "2 The pear is in the box.\n3 The plum is in the crate.\n4 Where will Bob"
+    txt.write_text(txt.read_text().replace("2 The pear is in the box.\n3 Where will Bob", two))
     items = load_tomi(txt, trace, split="val")
-    assert [it.candidates for it in items] == [("box", "basket"), ("box",)]
+    assert [it.candidates for it in items] == [("box", "basket"), ("box", "crate")]
     txt, trace = _write(tmp_path, answer="basket")
     with pytest.raises(ItemError, match=r"x.txt record 1 \(line 7\).*not among the candidates"):
         load_tomi(txt, trace)
