@@ -43,6 +43,15 @@ def multihop_candidates(question: str, answer: str) -> tuple[str, ...]:
     return tuple(f"{d} {scale}" for d in ("more", "less", "equally"))
 
 
+def with_label_set(question: str, fields: dict[str, Any]) -> str:
+    """A closed-label question (attitude, fullness, accessibility) with its labels named, as
+    OpenToM's own prompts do: asked bare, "She would be upset" names none of them and a model
+    is scored on guessing the label words rather than on the attitude."""
+    if fields["answer_type"] != "choice":
+        return question
+    return f"{question} Answer with one of: {', '.join(fields['candidates'])}."
+
+
 def _order(file: str) -> int:
     # Attitude asks for a character's own attitude towards another's action: first order.
     return 2 if file.endswith(("_so.json", "_so_new.json")) else 1
@@ -77,7 +86,7 @@ def _question(
     return {
         "id": f"opentom-{file.removesuffix('.json')}-{story_id}-{k}",
         "story": story,
-        "question": question,
+        "question": with_label_set(question, fields),
         "order": _order(file),
         "question_type": genre if genre != "coarse" else "coarse_location",
         "source": "opentom",
