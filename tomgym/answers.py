@@ -78,12 +78,16 @@ class ParsedResponse:
 def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     """Check the format and extract the answer block.
 
+    ``text`` is what followed the prefill; a text that already starts with the prefill (a
+    caller who put ``info["prefill"]`` in front, as the observation shows it) is read as the
+    full text, not given the prefill twice.
+
     The format holds when the full text (``prefill + text``) has exactly one ``<think>``, one
     ``</think>``, one ``<answer>`` and one ``</answer>``, in that order, with only whitespace
     before ``<think>`` and between ``</think>`` and ``<answer>``. The answer is the inside of
     the single answer block; several blocks, nested tags or an empty block give no answer.
     """
-    full = prefill + text if prefill else text
+    full = prefill + text if prefill and not text.startswith(prefill) else text
     n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
     n_answer_open, n_answer_close = full.count(ANSWER_OPEN), full.count(ANSWER_CLOSE)
     think_open = full.find(THINK_OPEN)

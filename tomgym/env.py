@@ -183,12 +183,13 @@ class ToMEnv(gym.Env[str, str]):
     assumptions, then the story and the question) as one string in a ``Text`` space over
     printable Unicode, sized to the env's longest prompt. ``info["messages"]`` carries the
     same content as chat messages so an agent can apply its own chat template;
-    ``info["prefill"]`` is ``"<think>\\n"`` when ``prefill_think=True``, to be put at the
-    start of the response (the observation then ends with it too).
+    ``info["prefill"]`` is ``"<think>\\n"`` when ``prefill_think=True``: the start of the
+    response, already written (the observation then ends with it too).
 
     ## Action
     The response text: any string of any length (the action space's bound only limits
-    ``sample()``).
+    ``sample()``). With a prefill, the text the model generated after it; a text that starts
+    with the prefill itself is read as the whole response (both earn the same reward).
 
     ## Rewards
     A format part plus a correctness part, from a reward preset: ``rlvr`` (default; 0.1 for

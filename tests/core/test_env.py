@@ -47,6 +47,10 @@ def test_prefill_think_is_counted_by_the_format_rule() -> None:
     item = env.current_item
     _, reward, *_ = env.step(f"reasoning</think><answer>{item.answer}</answer>")
     assert reward == pytest.approx(1.1)
+    # A caller who puts the prefill in front (as the observation shows it) is not penalised.
+    env.reset(options={"index": 0})
+    _, reward, *_ = env.step(f"{info['prefill']}reasoning</think><answer>{item.answer}</answer>")
+    assert reward == pytest.approx(1.1)
 
 
 def test_step_errors_say_what_is_wrong() -> None:
