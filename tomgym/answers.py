@@ -75,6 +75,12 @@ class ParsedResponse:
     """Why no answer could be extracted (None when one was)."""
 
 
+def with_prefill(text: str, prefill: str) -> str:
+    """The full response: the prefill, then what followed it (a text that already starts with
+    the prefill, put there by its caller, is the full response already)."""
+    return prefill + text if prefill and not text.startswith(prefill) else text
+
+
 def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     """Check the format and extract the answer block.
 
@@ -87,7 +93,7 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     before ``<think>`` and between ``</think>`` and ``<answer>``. The answer is the inside of
     the single answer block; several blocks, nested tags or an empty block give no answer.
     """
-    full = prefill + text if prefill and not text.startswith(prefill) else text
+    full = with_prefill(text, prefill)
     n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
     n_answer_open, n_answer_close = full.count(ANSWER_OPEN), full.count(ANSWER_CLOSE)
     think_open = full.find(THINK_OPEN)

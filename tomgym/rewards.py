@@ -10,12 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from tomgym.answers import (
     ANSWER_CLOSE,
     ANSWER_OPEN,
+    THINK_CLOSE,
+    THINK_OPEN,
     Verdict,
     judge_choice,
     judge_names,
     judge_text,
     judge_yes_no,
     parse_response,
+    with_prefill,
 )
 from tomgym.items import ToMItem
 from tomgym.presets import resolve_preset
@@ -126,8 +129,11 @@ def score_response(
     parsed = parse_response(response, prefill)
     untagged = ANSWER_OPEN not in response and ANSWER_CLOSE not in response
     if parsed.answer is None and untagged and spec.untagged_answers:
-        if response.strip():
-            correct, verdict, detail = judge_answer(response, item)
+        visible = outside_think(response, prefill)
+        if visible.strip():
+            correct, verdict, detail = judge_answer(visible, item)
+        elif response.strip():
+            correct, verdict, detail = False, "no_answer", "nothing outside the think part"
         else:
             correct, verdict, detail = False, "empty_answer", "the response is empty"
     elif parsed.answer is None:
@@ -155,6 +161,18 @@ def score_response(
         detail=detail,
         gold=item.gold_text,
     )
+
+
+def outside_think(response: str, prefill: str = "") -> str:
+    """The part of an untagged response that is not reasoning: after the last ``</think>``, or
+    before an unclosed ``<think>`` (the prefill counted, as the format rule counts it). The
+    gold named only in the think part earns nothing, with or without an answer block."""
+    full = with_prefill(response, prefill)
+    if THINK_CLOSE in full:
+        return full.rsplit(THINK_CLOSE, 1)[1]
+    if THINK_OPEN in full:
+        return full.split(THINK_OPEN, 1)[0]
+    return full
 
 
 _PROBLEM_DETAIL: dict[str, str] = {

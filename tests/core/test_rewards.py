@@ -52,3 +52,14 @@ def test_lenient_preset_judges_untagged_responses_whole() -> None:
     assert score_response(RIGHT, ITEM, "lenient").reward == pytest.approx(1.1)
     # an answer block, when present, is still the only place the answer is read
     assert not score_response("red_box <answer>blue_box</answer>", ITEM, "lenient").correct
+
+
+def test_lenient_never_reads_the_answer_from_the_think_part() -> None:
+    """Untagged judging skips the reasoning, as tagged judging does: the gold only in the
+    think part earns nothing under every preset."""
+    think_only = "<think>It is in the red_box.</think>"
+    assert score_response(think_only, ITEM, "lenient").verdict == "no_answer"
+    assert not score_response("<think>red_box", ITEM, "lenient").correct  # never closed
+    assert score_response("<think>hmm</think> red_box", ITEM, "lenient").correct
+    with_prefill = score_response("red_box</think> blue_box", ITEM, "lenient", "<think>\n")
+    assert with_prefill.verdict == "wrong"  # red_box was reasoning after the prefill
