@@ -16,7 +16,6 @@ from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
 
-from .hitom_release import reject_unknown
 from .splits import PRESET_SIZES, split_by_story
 
 Presentation = Literal["structured", "infilled"]
@@ -229,7 +228,6 @@ class ExploreToMEnv(ToMEnv):
     def build_source(
         self, *, presentation: Presentation = "structured", split: str = "all", **unused: Any
     ) -> ItemSource:
-        reject_unknown(type(self), unused, "presentation, split")
         check_choice(self.label, "split", split, ("all", *PRESET_SIZES))  # before data is read
         return ListSource(exploretom_items(presentation, split, self.tom_id or ENV_ID))
 

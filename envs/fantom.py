@@ -14,7 +14,6 @@ from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
 
-from .hitom_release import reject_unknown
 from .splits import stable_hash
 
 Context = Literal["full", "short"]
@@ -224,7 +223,6 @@ class FANToMEnv(ToMEnv):
     def build_source(
         self, *, kind: str = "belief", context: Context = "full", **unused: Any
     ) -> ItemSource:
-        reject_unknown(type(self), unused, "kind, context")
         # Checked before any data is read, so a bad value is not reported as missing data.
         check_choice(self.label, "kind", kind, ("all", *KINDS))
         check_choice(self.label, "context", context, ("full", "short"))

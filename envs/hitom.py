@@ -145,8 +145,6 @@ class HiToMEnv(ToMEnv):
         **unknown: Any,
     ) -> ItemSource:
         where = self.label
-        if unknown:
-            raise TypeError(f"{where}: unexpected keyword arguments {sorted(unknown)}")
         # Normalised here so that equal-looking arguments (seed=1 / 1.0 / True, noise=0 / 0.0)
         # can never name two item streams.
         seed = check_int(where, "seed", seed)

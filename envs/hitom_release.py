@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv, check_choice, check_optional_int
+from tomgym.env import EnvArgumentError, ToMEnv, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -167,15 +167,6 @@ def hitom_items(
     return tuple(it for it in items if it.order == order)
 
 
-def reject_unknown(cls: type, unused: Mapping[str, Any], accepted: str) -> None:
-    """Raise a TypeError naming arguments that ``cls`` does not take."""
-    if unused:
-        raise TypeError(
-            f"{cls.__name__} got unknown argument(s): {', '.join(sorted(unused))} "
-            f"(it takes {accepted})"
-        )
-
-
 class HiToMReleaseEnv(ToMEnv):
     """Hi-ToM's released questions: where does A think B thinks ... the object is?
 
@@ -219,9 +210,11 @@ class HiToMReleaseEnv(ToMEnv):
     def build_source(
         self, *, copy: Copy = "cot", order: int | None = None, split: str = "all", **unused: Any
     ) -> ItemSource:
-        reject_unknown(type(self), unused, "copy, order, split")
         if split != "all":
-            raise ValueError(f"Hi-ToM has no splits: use split='all', not {split!r}")
+            raise EnvArgumentError(
+                f"{self.label}: the Hi-ToM release has no splits (120 stories are too few to "
+                f"split): use split='all', not {split!r}"
+            )
         check_choice(self.label, "copy", copy, tuple(_PROMPTING))
         order = check_optional_int(self.label, "order", order, ORDERS)
         return ListSource(hitom_items(copy, order, self.tom_id or ENV_ID))

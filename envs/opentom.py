@@ -15,8 +15,6 @@ from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
 
-from .hitom_release import reject_unknown
-
 ENV_ID = "ToM-OpenToM-v0"
 GENRE_FILES: dict[str, tuple[str, ...]] = {
     "coarse": ("location_cg_fo.json", "location_cg_so.json"),
@@ -195,7 +193,6 @@ class OpenToMEnv(ToMEnv):
     def build_source(
         self, *, genre: str | None = None, long: bool = False, **unused: Any
     ) -> ItemSource:
-        reject_unknown(type(self), unused, "genre, long")
         long = check_bool(self.label, "long", long)
         if genre is not None:
             check_choice(self.label, "genre", genre, tuple(GENRE_FILES))

@@ -122,8 +122,6 @@ class ToMiEnv(ToMEnv):
         **unknown: Any,
     ) -> ItemSource:
         where = self.label
-        if unknown:
-            raise TypeError(f"{where}: unexpected keyword arguments {sorted(unknown)}")
         # Normalised here so that equal-looking arguments (seed=1 / 1.0 / True) can never
         # name two item streams.
         seed = check_int(where, "seed", seed)

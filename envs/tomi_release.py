@@ -14,8 +14,6 @@ from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
 
-from .hitom_release import reject_unknown
-
 Version = Literal["clever_hans", "original"]
 ENV_ID = "ToM-ToMi-Original-v0"
 SPLIT_SIZE = 5994
@@ -185,7 +183,6 @@ class ToMiReleaseEnv(ToMEnv):
     def build_source(
         self, *, version: Version = "clever_hans", split: str = "train", **unused: Any
     ) -> ItemSource:
-        reject_unknown(type(self), unused, "version, split")
         check_choice(self.label, "version", version, tuple(FILES))  # before data is read
         if split not in ("train", "val"):
             raise argument_error(

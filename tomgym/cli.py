@@ -53,6 +53,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     import tomgym
+    from tomgym.sources import PROCEDURAL_INDEX_LIMIT
 
     env = tomgym.make(args.env_id, prompt=args.prompt, **parse_kwargs(args.kwarg))
     options = {"index": args.index} if args.index is not None else None
@@ -60,7 +61,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         prompt, info = env.reset(seed=args.seed, options=options)
     except IndexError:
         size = getattr(env.unwrapped, "size", None)
-        has = f"has {size} items (0..{size - 1})" if size else "is procedural; use 0 or more"
+        has = (
+            f"has {size} items (0..{size - 1})"
+            if size
+            else f"is procedural; use 0..{PROCEDURAL_INDEX_LIMIT - 1}"
+        )
         raise IndexError(f"--index {args.index} is out of range: {args.env_id} {has}") from None
     item = env.current_item
     assert item is not None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
+import inspect
 import numbers
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
@@ -257,6 +259,7 @@ class ToMEnv(gym.Env[str, str]):
         self.prompt_family = get_spec(tom_id).family if tom_id else self.family
         if self.prompt_family == "custom":
             self.prompt_family = self.family
+        self.refuse_unknown(source_kwargs)
         self.source: ItemSource = self.build_source(**source_kwargs)
         self.observation_space: spaces.Text = text_space(
             self._max_observation_chars(), min_length=0
@@ -273,16 +276,38 @@ class ToMEnv(gym.Env[str, str]):
         """The env's ID (its class name when made without one), for messages."""
         return self.tom_id or type(self).__name__
 
+    ENV_ARGUMENTS: ClassVar[tuple[str, ...]] = ("reward", "prompt", "prefill_think", "render_mode")
+    """What every env takes, besides its family's own arguments (see :meth:`source_arguments`)."""
+
+    @classmethod
+    def source_arguments(cls) -> tuple[str, ...]:
+        """The keyword arguments this env's ``build_source`` takes, by name."""
+        if cls.build_source is ToMEnv.build_source:
+            return ("split",)  # registered items: split=, read by the base build_source
+        parameters = inspect.signature(cls.build_source).parameters.values()
+        return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+    def refuse_unknown(self, source_kwargs: Mapping[str, Any]) -> None:
+        """An :class:`EnvArgumentError` naming arguments the env does not take, what it takes,
+        and the closest name to each ("splt" -> "split")."""
+        accepted = self.source_arguments()
+        unknown = sorted(set(source_kwargs) - set(accepted))
+        if not unknown:
+            return
+        known = (*accepted, *self.ENV_ARGUMENTS)
+        close = {name: difflib.get_close_matches(name, known, n=1) for name in unknown}
+        hints = "".join(f"; did you mean {m[0]!r} for {n!r}?" for n, m in close.items() if m)
+        raise EnvArgumentError(
+            f"{self.label}: unexpected keyword argument(s) {unknown}; it takes "
+            f"{', '.join(accepted)} and every env's {', '.join(self.ENV_ARGUMENTS)}{hints}"
+        )
+
     # --- what a family overrides -------------------------------------------------------
     def build_source(self, **source_kwargs: Any) -> ItemSource:
         """The items this env serves. Families override this; the base serves registered items,
         all of them or (``split=``) those of one split, as each item's ``split`` field says."""
         split = source_kwargs.pop("split", None)
-        if source_kwargs:
-            raise TypeError(
-                f"{self.tom_id or type(self).__name__}: unexpected keyword arguments "
-                f"{sorted(source_kwargs)}"
-            )
+        self.refuse_unknown(source_kwargs)
         if self.tom_id is None:
             raise ValueError("ToMEnv needs tom_id= (a registered ID) or a family subclass")
         source = registered_source(self.tom_id)
@@ -327,9 +352,11 @@ class ToMEnv(gym.Env[str, str]):
         index = options.get("index")
         if index is None:
             index = int(self.np_random.integers(0, limit))
-        elif isinstance(index, bool) or not isinstance(index, int):
+        elif isinstance(index, bool) or not isinstance(index, numbers.Integral):
             raise TypeError(f"options['index'] must be an int, got {type(index).__name__}")
-        elif not 0 <= index < limit:
+        else:
+            index = int(index)  # numpy's integers too: indices often come from np.random
+        if not 0 <= index < limit:
             raise IndexError(f"options['index']={index} is out of range 0..{limit - 1}")
         item = self.source.item(index)
         self._item, self._index, self._episode_over = item, index, False

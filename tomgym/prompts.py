@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
+import string
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from tomgym.items import ToMItem
 from tomgym.presets import resolve_preset
@@ -51,25 +52,46 @@ TOMRL_ASSUMPTIONS = (
 )
 
 
+DEFAULT_SYSTEM = (
+    "You answer questions about what people in a story know and believe. " + FORMAT_INSTRUCTION
+)
+TEMPLATE_FIELDS = ("story", "question")
+
+
 class PromptPreset(BaseModel):
-    """How an item becomes a system message and a user message."""
+    """How an item becomes a system message and a user message. A dict of some fields (say
+    ``{"list_candidates": True}``) takes the default preset's text for the rest; a field name
+    it does not know is an error, not ignored."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str
-    system: str
-    assumptions: str = "family"
+    name: str = "custom"
+    system: str = DEFAULT_SYSTEM
+    assumptions: Literal["family", "tomrl", "none"] = "family"
     """``family``: the family's assumptions; ``tomrl``: ToM-RL's two; ``none``."""
     list_candidates: bool = False
     user_template: str = "Story:\n{story}\n\nQuestion: {question}"
 
+    @field_validator("user_template")
+    @classmethod
+    def _story_and_question(cls, template: str) -> str:
+        try:
+            fields = [name for _, name, _, _ in string.Formatter().parse(template)]
+        except ValueError as exc:  # a lone "{" or "}"
+            raise ValueError(f"{exc} (write a literal brace as {{{{ or }}}})") from None
+        names = {name for name in fields if name is not None}  # None: text without a field
+        unknown, missing = names - set(TEMPLATE_FIELDS), set(TEMPLATE_FIELDS) - names
+        if unknown or missing:
+            raise ValueError(
+                "must name {story} and {question} and no other field"
+                + (f"; unknown: {sorted(unknown)}" if unknown else "")
+                + (f"; missing: {sorted(missing)}" if missing else "")
+            )
+        return template
+
 
 PROMPT_PRESETS: dict[str, PromptPreset] = {
-    "default": PromptPreset(
-        name="default",
-        system="You answer questions about what people in a story know and believe. "
-        + FORMAT_INSTRUCTION,
-    ),
+    "default": PromptPreset(name="default", system=DEFAULT_SYSTEM),
     "tomrl": PromptPreset(
         name="tomrl",
         system="The assistant first thinks about the reasoning process and then gives the user "

@@ -158,3 +158,14 @@ def test_space_copies_share_the_character_tables() -> None:
     assert clone._char_index is space._char_index  # type: ignore[attr-defined]
     assert clone.np_random is not space.np_random
     assert clone.sample() == space.sample()  # same state copied, drawn independently
+
+
+def test_numpy_integer_indices_are_served_as_ints() -> None:
+    """Indices often come from np.random or a permutation: np.int64(3) is item 3."""
+    import numpy as np
+
+    env = tomgym.make("ToM-HiToM-O1-v0")
+    _, info = env.reset(options={"index": np.int64(3)})
+    assert info["index"] == 3 and type(info["index"]) is int
+    with pytest.raises(TypeError, match="must be an int"):
+        env.reset(options={"index": np.float64(3.0)})

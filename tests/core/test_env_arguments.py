@@ -13,6 +13,7 @@ from tomgym.envs.tomi import tomi_item
 import tomgym
 from tomgym.cli_args import parse_kwargs
 from tomgym.env import EnvArgumentError
+from tomgym.prompts import PROMPT_PRESETS
 from tomgym.sources import split_seed
 from tomgym.world.hitom import HiToMConfig
 from tomgym.world.tomi import ToMiConfig
@@ -179,8 +180,32 @@ def test_bad_reward_and_prompt_dicts_name_the_env_on_one_line() -> None:
         tomgym.make("ToM-HiToM-O1-v0", reward={"correct": "a"})
     message = str(caught.value)
     assert message.startswith("ToM-HiToM-O1-v0: bad RewardSpec: correct:") and "\n" not in message
-    with pytest.raises(EnvArgumentError, match="ToM-HiToM-O1-v0: bad PromptPreset: name"):
-        tomgym.make("ToM-HiToM-O1-v0", prompt={"system": "x"})
+    with pytest.raises(EnvArgumentError, match="ToM-HiToM-O1-v0: bad PromptPreset: sytem"):
+        tomgym.make("ToM-HiToM-O1-v0", prompt={"sytem": "x"})  # a typo is not ignored
+
+
+def test_a_prompt_dict_of_some_fields_takes_the_default_text_for_the_rest() -> None:
+    env = tomgym.make("ToM-OpenToM-Attitude-v0", prompt={"list_candidates": True}).unwrapped
+    prompt, _ = env.reset(options={"index": 0})
+    assert prompt.startswith(PROMPT_PRESETS["default"].system)
+    assert prompt.rstrip().endswith("Possible answers: positive, negative, neutral")
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [
+        ("Story: {stroy}\nQ: {question}", "unknown: ['stroy']"),
+        ("Story: {story}", "missing: ['question']"),
+        ("{story} {} {question}", "unknown: ['']"),
+        ("{story} { {question}", "literal brace"),
+    ],
+)
+def test_a_user_template_must_name_story_and_question_only(template: str, words: str) -> None:
+    """A misspelt field used to raise a bare KeyError('stroy'); a missing {question} silently
+    asked nothing."""
+    with pytest.raises(EnvArgumentError, match="user_template") as caught:
+        tomgym.make("ToM-HiToM-O1-v0", prompt={"user_template": template})
+    assert words in str(caught.value)
 
 
 def test_make_raises_the_env_message_without_gymnasiums_suffix() -> None:
