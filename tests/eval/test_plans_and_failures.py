@@ -261,3 +261,62 @@ def test_an_older_sampled_directory_is_not_finished_with_per_item_seeds(tmp_path
     del meta["seed_scheme"]
     (greedy / "metadata.json").write_text(json.dumps(meta))
     assert evaluate(FirstCandidateAgent(), [ENV], n=3, out=greedy, quiet=True).complete
+
+
+class TooLongAgent(FlakyAgent):
+    """FlakyAgent whose ``too_long`` items come back unanswered, as a served model refuses a
+    prompt over its context (the OpenAI agent's Response for HTTP 400 context_length_exceeded;
+    a fake for the server, which cannot run in the tests)."""
+
+    def __init__(self, failing: set[str], too_long: set[str]) -> None:
+        super().__init__(failing)
+        self.too_long = too_long
+
+    def act(self, episodes: Any) -> list[Response]:
+        answered = super().act(episodes)
+        refused = "prompt too long for the model: maximum context length is 10 tokens"
+        return [
+            Response(text="", error=refused) if ep.item_id in self.too_long else response
+            for ep, response in zip(episodes, answered, strict=True)
+        ]
+
+
+def test_unanswered_items_and_agent_errors_are_counted_and_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A served model whose context is too small answered every item empty: the run looked
+    complete at 0% with nothing said; the cause was only in results.jsonl."""
+    agent = TooLongAgent(failing=item_ids(ENV, [0]), too_long=item_ids(ENV, [1, 2]))
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: agent)
+    out = str(tmp_path / "run")
+    assert run_cli("eval", "--agent", "random", "--env", ENV, "--n", "4", "--out", out) == 1
+    err = capsys.readouterr().err
+    assert "2 items were scored as empty answers" in err and "--max-model-len" in err
+    assert "2 x prompt too long for the model" in err and "1 x HTTP 503: try later" in err
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    assert summary["unanswered_items"] == 2 and summary["failed_items"] == 1
+    assert summary["agent_errors"] == {
+        "prompt too long for the model: maximum context length is 10 tokens": 2,
+        "HTTP 503: try later": 1,
+    }
+    board = collect([out])
+    assert items_label(board.rows[0]) == "3/4 (1 failed) (2 unanswered)"
+    assert "could not answer (a prompt longer" in to_markdown(board)
+
+
+def test_the_progress_line_leaves_failed_items_out_of_its_accuracy() -> None:
+    import io
+
+    from tomgym.eval.runner import Progress
+    from tomgym.eval.store import ResultRecord
+
+    stream = io.StringIO()
+    progress = Progress(ENV, 3, stream=stream)
+    progress.update(
+        [
+            ResultRecord(env_id=ENV, index=0, item_id="a", correct=True),
+            ResultRecord(env_id=ENV, index=1, item_id="b", correct=False, failed=True),
+        ]
+    )
+    progress.close()
+    assert "acc 1.000 failed 1" in stream.getvalue()

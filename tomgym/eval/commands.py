@@ -36,14 +36,24 @@ def _print_summary(summary: Summary) -> None:
         print(f"incomplete: {summary.n_items} of {summary.planned_items} planned items scored")
 
 
-def _failures(command: str, failed: int) -> int:
-    """Say how many items failed (stderr); the exit status: 1 when any did, else 0."""
+def _failures(command: str, failed: int, unanswered: int, errors: dict[str, int]) -> int:
+    """Say (stderr) how many items failed and how many the agent could not answer, and why;
+    the exit status: 1 when any failed, else 0."""
     if failed:
         print(
             f"tomgym {command}: {failed} items failed (agent errors; left out of the numbers); "
             "rerun the same command to retry them",
             file=sys.stderr,
         )
+    if unanswered:
+        print(
+            f"tomgym {command}: warning: {unanswered} items were scored as empty answers (wrong) "
+            "because the agent could not answer them (e.g. a prompt longer than the served "
+            "model's context: raise its --max-model-len); a rerun would fail them again",
+            file=sys.stderr,
+        )
+    for message, count in errors.items():
+        print(f"  {count} x {message}", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -79,7 +89,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     _print_summary(summary)
     print(f"results: {args.out}/results.jsonl  summary: {args.out}/summary.json")
-    return _failures("eval", summary.failed_items)
+    return _failures("eval", summary.failed_items, summary.unanswered_items, summary.agent_errors)
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -95,7 +105,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             print(f"tomgym leaderboard: {exc}", file=sys.stderr)
             return 2
-        status = _failures("leaderboard", sum(r.failed for r in board.rows))
+        errors: dict[str, int] = {}
+        for row in board.rows:
+            for message, count in row.agent_errors.items():
+                errors[f"{row.agent}: {message}"] = count
+        status = _failures(
+            "leaderboard",
+            sum(r.failed for r in board.rows),
+            sum(r.unanswered for r in board.rows),
+            errors,
+        )
         if args.dirs:
             board = collect([*(r.directory for r in board.rows), *args.dirs])
     elif args.dirs:

@@ -8,6 +8,7 @@ from html import escape
 from tomgym.eval.leaderboard import (
     INCOMPLETE_NOTE,
     PRIVILEGED_NOTE,
+    UNANSWERED_NOTE,
     Leaderboard,
     LeaderboardRow,
     column_labels,
@@ -179,6 +180,8 @@ def render_html(board: Leaderboard) -> str:
     )
     if any(not r.complete or r.failed for r in board.rows):
         note += f"\n<p>{escape(INCOMPLETE_NOTE)}</p>"
+    if any(r.unanswered for r in board.rows):
+        note += f"\n<p>{escape(UNANSWERED_NOTE)}</p>"
     note += "".join(f"\n<p>{escape(line)}</p>" for line in mixed_notes(board))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>

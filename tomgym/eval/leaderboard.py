@@ -43,6 +43,14 @@ class LeaderboardRow(BaseModel):
     )
     n_items: int = Field(description="Scored items.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
+    unanswered: int = Field(
+        default=0,
+        description="Scored items the agent could not answer (a prompt too long for a served "
+        "model), scored as wrong.",
+    )
+    agent_errors: dict[str, int] = Field(
+        default_factory=dict, description="The run's agent error messages, most common first."
+    )
     planned: int | None = Field(default=None, description="Items the run's plan asks for.")
     complete: bool = Field(default=True, description="Every planned item is scored.")
     accuracy: float | None
@@ -101,6 +109,8 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         directory=directory,
         n_items=n,
         failed=summary.failed_items,
+        unanswered=summary.unanswered_items,
+        agent_errors=summary.agent_errors,
         planned=summary.planned_items,
         complete=summary.complete,
         accuracy=summary.accuracy,
@@ -258,6 +268,12 @@ def column_label(board: Leaderboard, env_id: str) -> str:
     return _short_id(env_id) + (" (held out)" if board.held_out.get(env_id) else "")
 
 
+UNANSWERED_NOTE = (
+    "n marked (k unanswered) counts items the agent could not answer (a prompt longer than a "
+    "served model's context), scored as wrong: its accuracy is not the model's on those items."
+)
+
+
 def items_label(row: LeaderboardRow) -> str:
     """The n cell: scored items, as ``done/planned`` for an incomplete run, failures named."""
     text = str(row.n_items)
@@ -265,6 +281,8 @@ def items_label(row: LeaderboardRow) -> str:
         text += f"/{row.planned}"
     if row.failed:
         text += f" ({row.failed} failed)"
+    if row.unanswered:
+        text += f" ({row.unanswered} unanswered)"
     return text
 
 
@@ -354,6 +372,8 @@ def to_markdown(board: Leaderboard) -> str:
     ]
     if any(not r.complete or r.failed for r in board.rows):
         notes.append(INCOMPLETE_NOTE)
+    if any(r.unanswered for r in board.rows):
+        notes.append(UNANSWERED_NOTE)
     notes += mixed_notes(board)
     if any(r.privileged for r in board.rows):
         notes.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -15,6 +15,8 @@ from tomgym.answers import parse_response, words
 from tomgym.eval.store import ResultRecord
 
 Z95 = 1.959963984540054
+MAX_ERRORS_SHOWN = 5
+MAX_ERROR_CHARS = 200
 MIN_THINK_WORDS = 8
 """A think part shorter than this is trivial, whatever it names."""
 MIN_THINK_ENTITIES = 2
@@ -153,6 +155,17 @@ class Summary(BaseModel):
         description="Records in results.jsonl outside the plan (an earlier, larger --n or other "
         "envs): kept on disk, not counted.",
     )
+    unanswered_items: int = Field(
+        default=0,
+        description="Scored items the agent could not answer and said why (a prompt too long "
+        "for a served model's context): scored as empty answers, so wrong, and counted here "
+        "because a rerun would fail the same way.",
+    )
+    agent_errors: dict[str, int] = Field(
+        default_factory=dict,
+        description=f"The agent's error messages (failed and unanswered items), most common "
+        f"first, at most {MAX_ERRORS_SHOWN}: why items failed, without reading results.jsonl.",
+    )
     accuracy: float | None = None
     envs: dict[str, EnvSummary]
     in_distribution_accuracy: float | None = None
@@ -167,6 +180,13 @@ class Summary(BaseModel):
         "when an env of the run has no chance level (free text, name lists), so that it is "
         "always over the same envs as held_out_gap.",
     )
+
+
+def agent_errors(records: Sequence[ResultRecord]) -> dict[str, int]:
+    """The records' error messages (first line, capped), most common first."""
+    messages = [r.error.strip() for r in records if r.error and r.error.strip()]
+    counts = Counter(message.splitlines()[0][:MAX_ERROR_CHARS] for message in messages)
+    return dict(counts.most_common(MAX_ERRORS_SHOWN))
 
 
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -429,6 +449,8 @@ def summarise(
         suite=suite,
         n_items=total,
         failed_items=len(records) - len(scored),
+        unanswered_items=sum(bool(r.error) for r in scored),
+        agent_errors=agent_errors(records),
         planned_items=planned_items,
         complete=done,
         accuracy=sum(r.correct for r in scored) / len(scored) if scored else None,

@@ -380,13 +380,14 @@ class Progress:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.tty = self.stream.isatty()
-        self.done = self.hits = 0
+        self.done = self.hits = self.failed = 0
         self.start = time.monotonic()
 
     def update(self, records: Iterable[ResultRecord]) -> None:
         for record in records:
             self.done += 1
-            self.hits += record.correct
+            self.failed += record.failed
+            self.hits += record.correct and not record.failed
         if self.tty and not self.quiet:
             self.stream.write("\r" + self.line())
             self.stream.flush()
@@ -397,11 +398,13 @@ class Progress:
         eta = (self.total - self.done) / rate if rate > 0 else float("nan")
         width = 24
         filled = int(width * self.done / self.total) if self.total else width
-        accuracy = self.hits / self.done if self.done else 0.0
+        scored = self.done - self.failed  # failed items are left out of accuracy, as later
+        accuracy = f"{self.hits / scored:.3f}" if scored else "-"
+        failed = f" failed {self.failed}" if self.failed else ""
         eta_text = "?" if eta != eta else _duration(eta)
         return (
             f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-            f"acc {accuracy:.3f} elapsed {_duration(elapsed)} eta {eta_text}"
+            f"acc {accuracy}{failed} elapsed {_duration(elapsed)} eta {eta_text}"
         )
 
     def close(self) -> None:
