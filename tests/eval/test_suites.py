@@ -15,7 +15,10 @@ def test_builtin_suites_parse() -> None:
     assert [e.id for e in quick.envs if e.held_out] == ["ToM-HiToM-O4-v0"]
     assert "oracle" in quick.agents and "smollm2" in quick.agents
     assert len(load_suite("paper-2507", check_ids=False).envs) == 12
-    assert len(load_suite("paper-2504", check_ids=False).envs) == 5
+    paper_2504 = load_suite("paper-2504", check_ids=False)
+    assert len(paper_2504.envs) == 8  # Hi-ToM release O0-O3 in-distribution, O4 held out, ...
+    inside = [e.id for e in paper_2504.envs if not e.held_out]
+    assert inside == [f"ToM-HiToM-Original-O{k}-v0" for k in range(4)]
 
 
 @pytest.mark.parametrize("name", ["paper-2504", "paper-2507"])
@@ -46,6 +49,10 @@ def test_user_suite_file_and_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match="nn"):
         load_suite(path)
 
+    path.write_text(json.dumps({**good, "split": "tset"}))  # fell back to val, quietly
+    with pytest.raises(SuiteError, match="split must be one of .*'tset'"):
+        load_suite(path)
+
     path.write_text("{not json")
     with pytest.raises(SuiteError, match="not valid JSON"):
         load_suite(path)
@@ -62,3 +69,24 @@ def test_a_builtin_suite_name_wins_over_a_directory_of_that_name(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "quick").mkdir()
     assert load_suite("quick").name == "quick"
+
+
+def test_an_eval_names_held_out_envs_that_share_items_with_in_distribution_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Hi-ToM release next to its own O4 subset held out: the gap would compare items with
+    themselves. paper-2504 used to hold exactly that pair."""
+    from tomgym.eval.runner import resolve_targets, shared_items
+
+    envs = [
+        {"id": "ToM-HiToM-Original-v0", "held_out": False},
+        {"id": "ToM-HiToM-Original-O4-v0", "held_out": True},
+        {"id": "ToM-HiToM-O1-v0"},
+    ]
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps({"name": "pair", "envs": envs}))
+    targets, _, _ = resolve_targets(None, path, 5, None, None)
+    assert shared_items(targets) == [("ToM-HiToM-Original-O4-v0", "ToM-HiToM-Original-v0", 120)]
+    assert "held-out ToM-HiToM-Original-O4-v0 shares 120 items" in capsys.readouterr().err
+    paper, _, _ = resolve_targets(None, "paper-2504", 5, None, None)
+    assert shared_items(paper) == []

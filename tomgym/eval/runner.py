@@ -31,6 +31,7 @@ from tomgym.eval.store import (
 from tomgym.items import SPLITS, ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
 from tomgym.rewards import judge_answer
+from tomgym.sources import ListSource
 
 DEFAULT_N = 100
 DEFAULT_BATCH_SIZE = 8
@@ -196,7 +197,35 @@ def resolve_targets(
                 marked=marked,
             )
         )
+    warn_shared_items(targets)
     return targets, suite_name, suite_seed
+
+
+def shared_items(targets: Sequence[EnvTarget]) -> list[tuple[str, str, int]]:
+    """(held-out env, in-distribution env, items they share) for fixed envs (a release, a data
+    file): such a pair's gap compares items partly with themselves (the Hi-ToM release with its
+    own O4 subset). Generated envs draw from separate streams and are not compared."""
+    ids = {
+        t.env_id: {item.id for item in t.env.source.items}
+        for t in targets
+        if isinstance(t.env.source, ListSource)
+    }
+    return [
+        (out.env_id, inside.env_id, len(ids[out.env_id] & ids[inside.env_id]))
+        for out in targets
+        if out.held_out and out.env_id in ids
+        for inside in targets
+        if not inside.held_out and inside.env_id in ids and ids[out.env_id] & ids[inside.env_id]
+    ]
+
+
+def warn_shared_items(targets: Sequence[EnvTarget]) -> None:
+    for held_out, inside, count in shared_items(targets):
+        print(
+            f"tomgym eval: held-out {held_out} shares {count} items with in-distribution "
+            f"{inside}: their gap compares those items with themselves",
+            file=sys.stderr,
+        )
 
 
 NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think", "render_mode"})

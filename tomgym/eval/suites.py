@@ -53,6 +53,15 @@ class Suite(BaseModel):
         description="Default temperature / max_new_tokens for model agents (CLI flags win).",
     )
 
+    @field_validator("split")
+    @classmethod
+    def _known_split(cls, split: str | None) -> str | None:
+        from tomgym.items import SPLITS
+
+        if split is not None and split not in SPLITS:  # a typo would fall back to another split
+            raise ValueError(f"split must be one of {', '.join(SPLITS)} or null, got {split!r}")
+        return split
+
     @field_validator("sampling")
     @classmethod
     def _known_sampling(cls, sampling: dict[str, float | int]) -> dict[str, float | int]:
