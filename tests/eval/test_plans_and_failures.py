@@ -320,3 +320,25 @@ def test_the_progress_line_leaves_failed_items_out_of_its_accuracy() -> None:
     )
     progress.close()
     assert "acc 1.000 failed 1" in stream.getvalue()
+
+
+def test_the_leaderboard_names_stored_records_a_smaller_plan_leaves_out(tmp_path: Path) -> None:
+    """A suite rerun without --n shrank a 1500-item row to 10 with nothing said."""
+    evaluate(FirstCandidateAgent(), [ENV], n=8, out=tmp_path, quiet=True)
+    evaluate(FirstCandidateAgent(), [ENV], n=3, out=tmp_path, quiet=True)
+    board = collect([tmp_path])
+    assert board.rows[0].n_items == 3 and board.rows[0].extra_records == 5
+    assert "5 stored records outside its current plan" in to_markdown(board)
+
+
+def test_an_interrupted_rerun_leaves_a_summary_of_its_own_plan(tmp_path: Path) -> None:
+    """summary.json kept saying complete, 5/5, while a larger rerun was under way."""
+    evaluate(FirstCandidateAgent(), [ENV], n=5, out=tmp_path, quiet=True)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(
+            FirstCandidateAgent(interrupt_on_batch=2), [ENV], n=20, out=tmp_path,
+            batch_size=4, quiet=True,
+        )  # fmt: skip
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["planned_items"] == 20 and not summary["complete"]
+    assert summary["n_items"] == 9  # the first run's 5 and one batch of 4

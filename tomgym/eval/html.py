@@ -12,6 +12,7 @@ from tomgym.eval.leaderboard import (
     Leaderboard,
     LeaderboardRow,
     column_labels,
+    extra_record_notes,
     items_label,
     mixed_notes,
     order_columns,
@@ -182,6 +183,7 @@ def render_html(board: Leaderboard) -> str:
         note += f"\n<p>{escape(INCOMPLETE_NOTE)}</p>"
     if any(r.unanswered for r in board.rows):
         note += f"\n<p>{escape(UNANSWERED_NOTE)}</p>"
+    note += "".join(f"\n<p>{escape(line)}</p>" for line in extra_record_notes(board))
     note += "".join(f"\n<p>{escape(line)}</p>" for line in mixed_notes(board))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>

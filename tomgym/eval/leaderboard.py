@@ -43,6 +43,11 @@ class LeaderboardRow(BaseModel):
     )
     n_items: int = Field(description="Scored items.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
+    extra_records: int = Field(
+        default=0,
+        description="Stored records outside the run's current plan (an earlier, larger --n): "
+        "kept on disk, not counted in this row.",
+    )
     unanswered: int = Field(
         default=0,
         description="Scored items the agent could not answer (a prompt too long for a served "
@@ -110,6 +115,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         n_items=n,
         failed=summary.failed_items,
         unanswered=summary.unanswered_items,
+        extra_records=summary.extra_records,
         agent_errors=summary.agent_errors,
         planned=summary.planned_items,
         complete=summary.complete,
@@ -274,6 +280,17 @@ UNANSWERED_NOTE = (
 )
 
 
+def extra_record_notes(board: Leaderboard) -> list[str]:
+    """One line per row whose directory holds records its current plan does not count."""
+    return [
+        f"{agent_label(row)} ({row.directory}): {row.extra_records} stored records outside its "
+        "current plan (an earlier, larger --n) are not counted; rerun with that --n to count "
+        "them."
+        for row in board.rows
+        if row.extra_records
+    ]
+
+
 def items_label(row: LeaderboardRow) -> str:
     """The n cell: scored items, as ``done/planned`` for an incomplete run, failures named."""
     text = str(row.n_items)
@@ -374,6 +391,7 @@ def to_markdown(board: Leaderboard) -> str:
         notes.append(INCOMPLETE_NOTE)
     if any(r.unanswered for r in board.rows):
         notes.append(UNANSWERED_NOTE)
+    notes += extra_record_notes(board)
     notes += mixed_notes(board)
     if any(r.privileged for r in board.rows):
         notes.append(

@@ -205,10 +205,11 @@ def shared_items(targets: Sequence[EnvTarget]) -> list[tuple[str, str, int]]:
     """(held-out env, in-distribution env, items they share) for fixed envs (a release, a data
     file): such a pair's gap compares items partly with themselves (the Hi-ToM release with its
     own O4 subset). Generated envs draw from separate streams and are not compared."""
+    sources = {t.env_id: t.env.source for t in targets if t.env is not None}
     ids = {
-        t.env_id: {item.id for item in t.env.source.items}
-        for t in targets
-        if isinstance(t.env.source, ListSource)
+        env_id: {item.id for item in source.items}
+        for env_id, source in sources.items()
+        if isinstance(source, ListSource)
     }
     return [
         (out.env_id, inside.env_id, len(ids[out.env_id] & ids[inside.env_id]))
@@ -707,6 +708,39 @@ def evaluate(
                     target.env, pending[target.env_id], built, target.env_id, target.spec.family
                 )
 
+    try:
+        metadata = _run_pending(
+            built, agent, options, targets, pending, best, done, store, metadata, directory,
+            batch_size=batch_size, workers=workers, ray_address=ray_address, quiet=quiet,
+        )  # fmt: skip
+    except BaseException:
+        # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
+        # not what the previous command finished.
+        finish(directory, metadata)
+        raise
+    return finish(directory, metadata)
+
+
+def _run_pending(
+    built: Agent | None,
+    agent: str | Agent,
+    options: dict[str, Any],
+    targets: Sequence[EnvTarget],
+    pending: dict[str, list[int]],
+    best: Mapping[tuple[str, int], ResultRecord],
+    done: set[tuple[str, int]],
+    store: ResultsStore,
+    metadata: RunMetadata,
+    directory: Path,
+    *,
+    batch_size: int,
+    workers: int,
+    ray_address: str | None,
+    quiet: bool,
+) -> RunMetadata:
+    """Answer and store the pending items (one process, or Ray workers); the metadata, with
+    what a distributed run adds to it."""
+    distributed = workers > 1 or ray_address is not None
     if distributed:
         from tomgym.eval.distributed import run_distributed
 
@@ -746,7 +780,7 @@ def evaluate(
                 store.append(fresh)
                 progress.update(fresh)
             progress.close()
-    return finish(directory, metadata)
+    return metadata
 
 
 def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Summary:
