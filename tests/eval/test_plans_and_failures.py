@@ -342,3 +342,22 @@ def test_an_interrupted_rerun_leaves_a_summary_of_its_own_plan(tmp_path: Path) -
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["planned_items"] == 20 and not summary["complete"]
     assert summary["n_items"] == 9  # the first run's 5 and one batch of 4
+
+
+def test_a_moved_server_or_an_explicit_default_is_the_same_run(tmp_path: Path) -> None:
+    """Retrying a served model's failures after it moved host, or passing --temperature 0 on
+    a rerun, was refused as 'a different run'; another model or temperature still is."""
+    from tomgym.eval.store import RunMetadata
+
+    def meta(agent: str, sampling: dict[str, Any]) -> RunMetadata:
+        return RunMetadata(
+            tomgym_version="x", agent=agent, sampling=sampling, seed=0, n=1, envs=[], created="t"
+        )
+
+    stored = meta("openai:m@http://127.0.0.1:8765/v1", {})
+    moved = "openai:m@http://localhost:8765/v1"
+    assert meta(moved, {"temperature": 0.0}).conflicts(stored) == []
+    assert meta(moved, {"max_new_tokens": 512}).conflicts(stored) == []
+    assert meta("openai:other@http://127.0.0.1:8765/v1", {}).conflicts(stored)
+    assert meta("openai:m@http://127.0.0.1:8765/v1", {"temperature": 0.7}).conflicts(stored)
+    assert meta("hf:a", {}).conflicts(meta("hf:b", {}))

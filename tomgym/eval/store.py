@@ -6,7 +6,7 @@ import hashlib
 import heapq
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -154,11 +154,11 @@ class RunMetadata(BaseModel):
     def conflicts(self, other: RunMetadata) -> list[str]:
         """What differs between two runs in a way that makes their results incomparable."""
         problems = []
-        if self.agent != other.agent:
+        if agent_identity(self.agent) != agent_identity(other.agent):
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
         if self.seed != other.seed:
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
-        if self.sampling != other.sampling:
+        if effective_sampling(self.sampling) != effective_sampling(other.sampling):
             problems.append(f"sampling: {self.sampling} here, {other.sampling} in the directory")
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
@@ -170,6 +170,29 @@ class RunMetadata(BaseModel):
             if old is not None and old.held_out != env.held_out:
                 problems.append(f"held-out marking of {env.env_id} differs")
         return problems
+
+
+def agent_identity(spec: str) -> str:
+    """What makes two agent specs the same agent: the spec, but for a served model only its
+    name (``openai:m@http://127.0.0.1:8000/v1`` and ``openai:m@http://localhost:8000/v1`` are
+    one model that moved, whose failed items a rerun must be able to retry)."""
+    head, _, rest = spec.partition(":")
+    if head.strip() == "openai":
+        model, at, base = rest.strip().rpartition("@")
+        if at and base.startswith(("http://", "https://")):
+            return f"openai:{model}"
+    return spec
+
+
+def effective_sampling(sampling: Mapping[str, Any]) -> dict[str, float]:
+    """Temperature and token budget as the agents read them: a default given explicitly
+    (``--temperature 0``) is the same run as one left out."""
+    from tomgym.agents.chat import Sampling
+
+    return {
+        "temperature": float(sampling.get("temperature", Sampling.temperature)),
+        "max_new_tokens": float(sampling.get("max_new_tokens", Sampling.max_new_tokens)),
+    }
 
 
 class ResultsStore:
