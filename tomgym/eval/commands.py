@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -25,8 +26,15 @@ def _print_summary(summary: Summary) -> None:
             f"{env_id.ljust(width)}  {n:>11}  {env.failed:>6}  {acc:>6}  {ci:>13}  "
             f"{env.format_rate:>6.3f}  {'yes' if env.held_out else 'no'}"
         )
+    if summary.accuracy is not None:
+        print(f"accuracy over all {summary.n_items} scored items: {summary.accuracy:.3f}")
     if summary.held_out_gap is not None:
         print(f"held-out gap (in-dist minus held-out): {summary.held_out_gap:+.3f}")
+    if summary.held_out_gap_above_chance is not None:
+        print(
+            f"gap above chance (the same over (acc - chance) / (1 - chance)): "
+            f"{summary.held_out_gap_above_chance:+.3f}"
+        )
     if summary.extra_records:
         print(
             f"note: {summary.extra_records} stored records outside this run's plan (an earlier, "
@@ -97,6 +105,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from tomgym.eval.suites import load_suite
 
     status = 0
+    if os.path.exists(args.out) and not os.path.isdir(args.out):  # before any run, not after
+        print(f"tomgym leaderboard: --out {args.out} is a file, not a directory", file=sys.stderr)
+        return 2
     if args.suite:
         agents = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
         agents = agents or load_suite(args.suite).agents
