@@ -277,7 +277,12 @@ def require_file(env_id: str, dataset: str, relpath: str) -> Path:
     info = DATASETS.get(dataset)
     where = info.homepage if info else "the authors' repository"
     entry = release_file(relpath)
-    fetch = f" or run `tomgym.data.fetch_dataset({dataset!r})`" if entry and entry.url else ""
+    fetch = (
+        f" or run `tomgym data fetch {dataset}` (from Python: "
+        f"`tomgym.data.fetch_dataset({dataset!r})`)"
+        if entry and entry.url
+        else ""
+    )
     raise MissingDataError(
         f"{env_id} needs the file {relpath} of the {info.title if info else dataset} release, "
         f"but {path} does not exist (data root {root}, from {data_root_origin()}). "

@@ -83,3 +83,12 @@ def test_a_column_mixing_runs_of_different_splits_says_so(tmp_path: Path) -> Non
     note = f"Column {env} mixes runs"
     assert note in to_markdown(board) and note in render_html(board)
     assert collect([tmp_path / "a"]).mixed == {}
+
+
+def test_a_directory_given_twice_is_one_row(tmp_path: Path) -> None:
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / "r", quiet=True)
+    board = collect([tmp_path / "r", str(tmp_path / "r") + "/", tmp_path / "." / "r"])
+    assert len(board.rows) == 1

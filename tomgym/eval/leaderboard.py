@@ -173,6 +173,8 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     """One leaderboard from run directories; columns are the union of their envs, in order."""
     if not directories:
         raise ValueError("no result directories given")
+    unique = {os.path.realpath(d): d for d in reversed(directories)}  # the first spelling kept
+    directories = [unique[path] for path in dict.fromkeys(map(os.path.realpath, directories))]
     rows: list[LeaderboardRow] = []
     envs: list[str] = []
     held_out: dict[str, bool] = {}
