@@ -30,6 +30,13 @@ class PrintableText(spaces.Text):
 
     _SHARED = ("_char_set", "_char_list", "_char_index", "_char_str")
 
+    def __repr__(self) -> str:
+        # Gymnasium's repr lists the whole character set: 55,000 characters per space.
+        return (
+            f"Text({self.min_length}, {self.max_length}, charset=<printable Unicode of the BMP "
+            f"plus newline and tab: {len(self.character_set)} characters>)"
+        )
+
     def __deepcopy__(self, memo: dict[int, Any]) -> PrintableText:
         clone = copy.copy(self)
         for name, value in vars(self).items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tomgym.spaces import printable_charset, to_printable
+from tomgym.spaces import printable_charset, text_space, to_printable
 
 
 def _by_definition(text: str) -> str:
@@ -27,3 +27,10 @@ def test_plain_text_is_returned_as_is() -> None:
     assert to_printable(text) is text
     assert to_printable("caf\u00e9\n") == "caf\u00e9\n"
     assert to_printable("a\x00b\x7fc\r") == "a\ufffdb\ufffdc\n"
+
+
+def test_a_space_prints_in_one_line_not_its_character_set() -> None:
+    """print(env.observation_space) used to write the 55,000-character set."""
+    space = text_space(100)
+    assert repr(space).startswith("Text(0, 100, charset=<printable Unicode")
+    assert len(repr(space)) < 200
