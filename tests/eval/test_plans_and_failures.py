@@ -361,3 +361,13 @@ def test_a_moved_server_or_an_explicit_default_is_the_same_run(tmp_path: Path) -
     assert meta("openai:other@http://127.0.0.1:8765/v1", {}).conflicts(stored)
     assert meta("openai:m@http://127.0.0.1:8765/v1", {"temperature": 0.7}).conflicts(stored)
     assert meta("hf:a", {}).conflicts(meta("hf:b", {}))
+
+
+def test_a_misspelt_agent_leaves_no_empty_output_directory(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        evaluate("heuristc:first", [ENV], n=1, out=tmp_path / "new", quiet=True)
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()  # made by the user: kept
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        evaluate("heuristc:first", [ENV], n=1, out=tmp_path / "mine", quiet=True)
+    assert (tmp_path / "mine").is_dir()

@@ -646,6 +646,7 @@ def evaluate(
     sampled = not Sampling.from_options(options).greedy  # a bad temperature fails here
     spec = agent if isinstance(agent, str) else agent.spec
     directory = Path(out)
+    created = not directory.exists()
     prepare_out(directory)
     old = read_metadata(directory)
     if old is not None and not split_given:
@@ -691,7 +692,12 @@ def evaluate(
     built: Agent | None = agent if not isinstance(agent, str) else None
     distributed = workers > 1 or ray_address is not None
     if any(pending.values()) and built is None and not distributed:
-        built = make_agent(agent, **options) if isinstance(agent, str) else None
+        try:
+            built = make_agent(agent, **options) if isinstance(agent, str) else None
+        except BaseException:
+            if created and not any(directory.iterdir()):
+                directory.rmdir()  # a misspelt agent leaves no empty --out behind
+            raise
     if built is not None:
         metadata = metadata.model_copy(
             update={"agent_description": built.describe(), "privileged": built.privileged}
