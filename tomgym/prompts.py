@@ -25,8 +25,9 @@ FAMILY_ASSUMPTIONS: dict[str, tuple[str, ...]] = {
         "A person can know what another person believes only if the two were in the same place "
         "together, or talked to each other privately or in public.",
         "People may lie, and telling something to others does not change what the teller believes. "
-        "A person trusts someone who left the room later than they did, and everyone knows the "
-        "order in which people left.",
+        "A person trusts someone who left the room later than they did in that chapter, and "
+        "anyone at all if they were not in that room then; everyone knows the order in which "
+        "people left.",
         "Everyone can hear a public claim; a private message is heard only by the person it is "
         "told to, and both of them know that.",
     ),

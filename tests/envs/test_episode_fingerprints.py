@@ -47,22 +47,22 @@ def fingerprint(env_id: str) -> str:
     return digest.hexdigest()
 
 
-FINGERPRINTS = {  # taken at dcf6424, before the speed work of 2026-11-22
-    "ToM-HiToM-v0": "75b79c74112fe341f7b6f45925cb8ec4994df1bd5777c921120169d7a5355992",
-    "ToM-HiToM-O0-v0": "8f8fd4919d8636f4500559222a955eb9999ff65eb363846900039c690ca2582f",
-    "ToM-HiToM-O1-v0": "07e8d931a57ef0103b5ff9d52e7e1c8358bffe71ee27ccfc66d115d7c76a909d",
-    "ToM-HiToM-O2-v0": "bdaede2871001aa34be51639c1c9b203f466d15318fbb20a18df4bf9d29b8a95",
-    "ToM-HiToM-O3-v0": "15bd27492de7726aa2c244ddfaeb8549abfdae15f77971615a92c74c20963ca9",
-    "ToM-HiToM-O4-v0": "cd05d08531294ff0882ca271e915eebe37bfe15a3bfdfd34ba372ba97d74328d",
-    "ToM-HiToM-O2-NewVocab-v0": "96dc46794c628cc7e8f4e487abc01e97a006b2c6acfc032f0c0e3c7c5cdcdffa",
+FINGERPRINTS = {  # taken at dcf6424; Hi-ToM IDs retaken when the prompt stated outsiders' trust
+    "ToM-HiToM-v0": "148073edea9e8bef2495a0fed9c7614355ec9ed97f233d07807ffd47d869acba",
+    "ToM-HiToM-O0-v0": "745280773b6c1a69c4d251b604e81264f6d8f08cba2399d970769c098df62923",
+    "ToM-HiToM-O1-v0": "64ad338f1d03d5cadd34d7a407070a151d6e719c3e0178dce4e3e58b0970a3e8",
+    "ToM-HiToM-O2-v0": "ccd8af4195845eb424de7fb21fced280dddcfc9f2c2838bd653bd347b81dbb52",
+    "ToM-HiToM-O3-v0": "ab896507e2e8ef64fc316835399ab07f6c21a0885943e7064c7ba4a4208f191d",
+    "ToM-HiToM-O4-v0": "2374b7b00e5684f0fe7334600f1cd2f4d12afad888560d6643c4373c8815fdc3",
+    "ToM-HiToM-O2-NewVocab-v0": "4d8ab8056e600b13911f6841bb0e19d6b4619bb43d1a91349ddaeb0afc33fb27",
     "ToM-HiToM-O2-Paraphrase-v0": (
-        "5d5eb85226090f67c678f2929e5926c37b4174cc7d44fe99f8f9c63b6c5f439c"
+        "d43a34360c008830a49b3acd0caff4358be6b4f5dceb047ea47054995e4f5f92"
     ),
-    "ToM-HiToM-O2-Noisy-v0": "df9ff57b6138ee7dfe2a5c2845a5176d1bd2c80b982a7233db79249873fbd8cb",
-    "ToM-HiToM-O1-Debiased-v0": "8b64c8650de44d7ad68c7d2ce6de04bdf3beb54c564460aad13d78ff39fa241a",
-    "ToM-HiToM-O2-Debiased-v0": "18a3221965bd13163cb0046ae45818c46e88ca794a8e49a8277595dac684615c",
-    "ToM-HiToM-O3-Debiased-v0": "a46262b5cbe417f2e14ad1bc6e40fa01dc0345a2f5c2e2c01db11ce590931179",
-    "ToM-HiToM-O4-Debiased-v0": "04c00315365f33fbf9f0868d6c94f1f60c01874efbd39a0616f6ac9e115bb762",
+    "ToM-HiToM-O2-Noisy-v0": "d576791ea49e98d345df5be69c0594a379785e91cd0dcc8a7946d0f30426b75a",
+    "ToM-HiToM-O1-Debiased-v0": "3e0e683afa314225d6e9d69423082c3875456e10b1730d6f9bdc60d1789e041e",
+    "ToM-HiToM-O2-Debiased-v0": "15266ddaf8826f3903cd0d938b1ff875dff8fc5cc53b18c851383c42aa99b854",
+    "ToM-HiToM-O3-Debiased-v0": "e8c6b01ddda86bdf78a1b089a358b8fa8dd35c3673421d4ecf5e6a3e6d0df7a2",
+    "ToM-HiToM-O4-Debiased-v0": "cd9c10e12f5d36a31d6b20f27a9663808f5f5b092c5f4e17a9da1dfe0cc5fb1c",
     "ToM-ToMi-v0": "7fb88924cd28ab0ef7d0d6ddf55a74265daaea26c1f16b7f4976def19d123e25",
     "ToM-ToMi-NewVocab-v0": "6e7015117000c0d6e52197e3976fc83ba51ccc48ac66780b1cceff3d88ca3609",
     "ToM-ToMi-Paraphrase-v0": "83e7b0d73009d4fe28eb2529494c75e5aef820a360f950685578ee2ebe81bd6a",
