@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -85,7 +86,9 @@ def test_train_dry_run_prints_and_writes_nothing(
     assert code == 0 and not out.exists()
     text = capsys.readouterr().out
     argv = shlex.split(text.splitlines()[0])
-    assert argv[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
+    # the interpreter running tomgym, which has OpenRLHF when tomgym[train] is installed
+    assert argv[:3] == [sys.executable, "-m", "openrlhf.cli.train_ppo_ray"]
+    assert "--ckpt.load_enable" in argv  # a rerun after a crash resumes from ckpt/
     assert argv[argv.index("--rollout.n_samples_per_prompt") + 1] == "16"
     assert argv[argv.index("--vllm.num_engines") + 1] == "4"
     assert argv[argv.index("--ckpt.save_steps") + 1] == "8"  # 64 prompts / 8 a batch
@@ -182,7 +185,8 @@ def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     results = checkpoints.evaluate_checkpoints(
         found, ["ToM-HiToM-O4-v0"], tmp_path, agent="hf", evaluate=fake_evaluate
     )
-    assert calls[0] == (f"hf:{found[0]}", tmp_path / "eval" / "global_step8_hf")
+    assert calls[0] == (f"hf:{found[0]}", checkpoints.checkpoint_eval_dir(tmp_path, found[0]))
+    assert calls[0][1].name.startswith("global_step8_hf-")
     best = checkpoints.write_best(results, tmp_path)
     assert best.step == 16  # ties go to the earlier checkpoint; final's partial 1.0 is no score
     assert results[-1].accuracy is None
@@ -299,3 +303,50 @@ def test_eval_envs_sharing_training_items_are_named(
     generated = ["--train-env", "ToM-HiToM-v0", "--n", "50", "--eval-env", "ToM-HiToM-O4-v0"]
     assert run([*base, *generated]) == 0
     assert "shares" not in capsys.readouterr().err
+
+
+def test_a_new_checkpoint_under_an_old_name_is_evaluated_afresh(tmp_path: Path) -> None:
+    """A rerun's `final` resumed the old `final`'s evaluation directory and was 'scored' from
+    its results without loading a weight."""
+    import os
+    import time
+
+    final = tmp_path / "final"
+    final.mkdir()
+    (final / "config.json").write_text("{}")
+    (final / "model.safetensors").write_bytes(b"old weights")
+    first = checkpoints.checkpoint_eval_dir(tmp_path, final)
+    assert checkpoints.checkpoint_eval_dir(tmp_path, final) == first  # stable while unchanged
+    (final / "model.safetensors").write_bytes(b"new weights!")
+    later = time.time_ns() + 10**9
+    os.utime(final / "model.safetensors", ns=(later, later))
+    assert checkpoints.checkpoint_eval_dir(tmp_path, final) != first
+
+
+def test_train_refuses_an_out_that_holds_another_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rerunning into a used --out overwrote its train_config.json and kept the old run's
+    checkpoints, which the checkpoint search then returned as this run's."""
+    from tomgym.train.commands import RUN_CONFIG
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / RUN_CONFIG).write_text(json.dumps({"model": "other", "train_envs": ["ToM-ToMi-v0"]}))
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
+            "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert "holds another training run" in err and "model" in err
+    assert run([*argv[:1], "--backend", "trl", *argv[1:]]) == 2
+    assert "holds another training run" in capsys.readouterr().err
+
+
+def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+            "--n", "2", "--dry-run"]  # fmt: skip
+    assert run([*base, "--rollouts", "1"]) == 2
+    assert "at least 2" in capsys.readouterr().err
+    assert run([*base, "--max-new-tokens", "32", "--max-steps", "2"]) == 0
+    grpo = json.loads(capsys.readouterr().out)["grpo"]
+    assert grpo["max_completion_length"] == 32 and grpo["max_steps"] == 2

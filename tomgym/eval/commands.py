@@ -106,7 +106,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     status = 0
     if os.path.exists(args.out) and not os.path.isdir(args.out):  # before any run, not after
-        print(f"tomgym leaderboard: --out {args.out} is a file, not a directory", file=sys.stderr)
+        print(
+            f"tomgym leaderboard: error: --out {args.out} is a file, not a directory",
+            file=sys.stderr,
+        )
         return 2
     if args.suite:
         agents = [a.strip() for a in (args.agents or "").split(",") if a.strip()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -50,6 +51,23 @@ def find_checkpoints(run_dir: str | Path) -> list[Path]:
 Evaluate = Callable[..., Any]
 
 
+def checkpoint_fingerprint(path: Path) -> str:
+    """12 hex digits from the names, sizes and modification times of a checkpoint's files: a
+    new checkpoint saved under an old name (``final``, ``global_step40_hf``) gets new ones."""
+    digest = hashlib.sha256()
+    for file in sorted(f for f in path.rglob("*") if f.is_file()):
+        stat = file.stat()
+        digest.update(f"{file.relative_to(path)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:12]
+
+
+def checkpoint_eval_dir(run_dir: str | Path, path: Path) -> Path:
+    """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>``. Keyed by
+    name alone, a rerun's new checkpoint resumed the old one's results and was 'scored' from
+    them without loading a weight."""
+    return Path(run_dir) / "eval" / f"{path.name}-{checkpoint_fingerprint(path)}"
+
+
 def evaluate_checkpoints(
     checkpoints: Sequence[Path],
     eval_envs: Sequence[str],
@@ -62,14 +80,14 @@ def evaluate_checkpoints(
     max_new_tokens: int | None = None,
     evaluate: Evaluate | None = None,
 ) -> list[CheckpointResult]:
-    """Evaluate ``agent:<checkpoint>`` on ``eval_envs`` into ``run_dir/eval/<name>``."""
+    """Evaluate ``agent:<checkpoint>`` on ``eval_envs`` into :func:`checkpoint_eval_dir`."""
     if evaluate is None:
         from tomgym.eval import evaluate as evaluate_fn
 
         evaluate = evaluate_fn
     results = []
     for path in checkpoints:
-        eval_dir = Path(run_dir) / "eval" / path.name
+        eval_dir = checkpoint_eval_dir(run_dir, path)
         summary = evaluate(
             f"{agent}:{path}",
             envs=list(eval_envs),

@@ -70,7 +70,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def preset_from_args(args: argparse.Namespace) -> Preset:
     """The named preset with any explicit overrides (--lr, --batch, ...) applied."""
     overrides = {
-        field: getattr(args, name)
+        field: getattr(args, name, None)
         for name, field in (
             ("lr", "lr"),
             ("batch", "prompts_per_batch"),
@@ -78,10 +78,42 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
             ("temperature", "temperature"),
             ("epochs", "episodes"),
             ("reward", "reward"),
+            ("max_new_tokens", "response_max_tokens"),
         )
-        if getattr(args, name) is not None
+        if getattr(args, name, None) is not None  # a Namespace built by hand may lack some
     }
     return replace(PRESETS[args.preset], **overrides)
+
+
+RUN_CONFIG = "train_config.json"
+
+
+def check_run_dir(out: Path, config: dict[str, Any]) -> None:
+    """Refuse a run directory that holds another training run (a different train_config.json):
+    its checkpoints would be taken for this run's. The same config is a rerun (resumed from
+    its last checkpoint where the backend can)."""
+    path = out / RUN_CONFIG
+    if not path.is_file():
+        if out.is_dir() and (out / "ckpt").exists():
+            raise ValueError(
+                f"--out {out} holds checkpoints but no {RUN_CONFIG}: use another --out"
+            )
+        return
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise ValueError(f"{path} is not valid JSON: use another --out or delete it") from None
+    if stored != json.loads(json.dumps(config)):
+        changed = sorted(k for k in {*stored, *config} if stored.get(k) != config.get(k))
+        raise ValueError(
+            f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
+            f"{', '.join(changed)}); use another --out, or delete it to start again"
+        )
+
+
+def write_run_config(out: Path, config: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RUN_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
 
 
 def check_envs(
@@ -160,6 +192,8 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     if not args.train_env:
         raise ExportError("give at least one --train-env")
     check_trainable(args.train_env, args.allow_eval_only)
+    if args.max_steps is not None:
+        raise ValueError("--max-steps is for the trl backend; OpenRLHF runs --epochs passes")
     preset = preset_from_args(args)
     # The same checks in a dry run as in a real one: a dry run that passes must not fail later.
     rows = check_envs(
@@ -204,7 +238,8 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         "gpus": asdict(layout),
         "command": command,
     }
-    files = [dataset, out / "train_config.json", out / "ckpt", out / "final"]
+    check_run_dir(out, config)
+    files = [dataset, out / RUN_CONFIG, out / "ckpt", out / "final"]
     if args.eval_env:
         files += [out / "eval", out / "best_checkpoint.json"]
     if args.dry_run:
@@ -220,7 +255,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         allow_eval_only=args.allow_eval_only,
         reward=preset.reward,
     )
-    (out / "train_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    write_run_config(out, config)
     print(shlex.join(command), flush=True)
     code = subprocess.call(command)  # output streams straight to this terminal
     if code != 0:
@@ -294,7 +329,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--eval-agent", choices=("vllm", "hf"), default="vllm")
     p.add_argument("--eval-n", type=positive_int, help="items per eval env")
     p.add_argument("--eval-split", default="val", help="split to pick the best checkpoint on")
-    p.add_argument("--python", default="python3", help="interpreter that has OpenRLHF")
+    p.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter that has OpenRLHF (default: the one running tomgym)",
+    )
     p.add_argument("--allow-eval-only", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
     overrides = p.add_argument_group("preset overrides")
@@ -305,5 +344,17 @@ def add_commands(subparsers: Any) -> None:
         "--temperature", type=positive_float, help="rollout sampling temperature (above 0)"
     )
     overrides.add_argument("--epochs", type=positive_int)
-    overrides.add_argument("--reward", help="env reward preset (rlvr, tomrl, accuracy)")
+    overrides.add_argument(
+        "--reward", help="env reward preset (rlvr, tomrl, accuracy, lenient)"
+    )
+    overrides.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        help="tokens per response (the preset's is 2048; a CPU run wants a few dozen)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=positive_int,
+        help="stop after this many optimizer steps (trl backend; a short CPU run)",
+    )
     p.set_defaults(handler=cmd_train)

@@ -178,6 +178,7 @@ def build_command(
         "--ckpt.save_hf",
         "--ckpt.save_steps",
         str(save_steps),
+        "--ckpt.load_enable",  # a rerun after a crash resumes from ckpt/ (when it holds one)
         "--logger.tensorboard_dir",
         str(out / "tensorboard"),
     ]

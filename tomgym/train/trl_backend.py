@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tomgym.train.commands import check_envs, preset_from_args
+from tomgym.train.commands import check_envs, check_run_dir, preset_from_args, write_run_config
 from tomgym.train.export import check_trainable
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 
@@ -54,6 +54,10 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
     if getattr(args, "save_steps", None):
         settings.update(save_strategy="steps", save_steps=args.save_steps)
+    if getattr(args, "max_steps", None):
+        settings.update(max_steps=args.max_steps)
+    if settings["num_generations"] < 2:  # GRPO's group baseline needs two; say so in a dry run
+        raise ValueError("the trl backend (GRPO) needs --rollouts of at least 2")
     return settings
 
 
@@ -89,6 +93,14 @@ def run_trl(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
+    config = {"backend": "trl", "model": args.model, "train_envs": args.train_env,
+              "split": args.split, "n": args.n, "grpo": settings}  # fmt: skip
+    out = Path(args.out)
+    try:
+        check_run_dir(out, config)
+    except ValueError as exc:
+        print(f"tomgym train: error: {exc}", file=sys.stderr)
+        return 2
     if getattr(args, "dry_run", False):
         print(json.dumps({"backend": "trl", "model": args.model, "grpo": settings}, indent=2))
         return 0
@@ -104,6 +116,7 @@ def run_trl(args: argparse.Namespace) -> int:
         allow_eval_only=getattr(args, "allow_eval_only", False),
         **env_kwargs,
     )
+    write_run_config(out, config)
     # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
     reward_funcs: list[Any] = list(tom_reward_funcs())
     trainer = trl.GRPOTrainer(
@@ -112,19 +125,26 @@ def run_trl(args: argparse.Namespace) -> int:
         args=trl.GRPOConfig(**settings),
         train_dataset=dataset,
     )
-    trainer.train()
-    final = Path(args.out) / "final"
+    # A rerun after an interruption goes on from the last checkpoint-N that TRL saved.
+    from transformers.trainer_utils import get_last_checkpoint
+
+    last = get_last_checkpoint(str(out)) if out.is_dir() else None
+    if last is not None:
+        print(f"resuming from {last}", flush=True)
+    trainer.train(resume_from_checkpoint=last)
+    final = out / "final"
     trainer.save_model(str(final))
     print(f"saved {final}")
     if getattr(args, "eval_env", None):
         from tomgym.eval import evaluate
+        from tomgym.train.checkpoints import checkpoint_eval_dir
 
         summary = evaluate(
             f"hf:{final}",
             args.eval_env,
             n=getattr(args, "eval_n", None) or 100,
             split=getattr(args, "eval_split", None),
-            out=Path(args.out) / "eval",
+            out=checkpoint_eval_dir(out, final),
         )
         print(json.dumps({k: v.accuracy for k, v in summary.envs.items()}))
     return 0
