@@ -20,6 +20,8 @@ DISABLE_VAR = "TOMGYM_NO_PLUGINS"
 
 logger = logging.getLogger(__name__)
 _LOADED: set[tuple[str, str, str]] = set()
+PLUGIN_ENVS: set[str] = set()
+"""Env IDs that a plugin registered: every tomgym process (a reward worker too) has them."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
         logger.warning("tomgym plugin %r (%s, from %s) failed: %s", ep.name, ep.value, dist, error)
         return PluginResult(ep.name, ep.value, dist, ok=False, error=error)
     added = tuple(s.id for s in list_envs() if s.id not in before)
+    PLUGIN_ENVS.update(added)
     return PluginResult(ep.name, ep.value, dist, ok=True, registered=added)
 
 

@@ -142,3 +142,20 @@ def test_prefill_is_refused_where_the_prompt_cannot_carry_it(tmp_path: Path) -> 
     assert export_dataset(
         ["ToM-HiToM-O1-v0"], "train", 1, "openrlhf", tmp_path / "o.jsonl", prefill_think=True
     ).exists()
+
+
+def test_exporting_an_env_registered_in_this_process_only_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its rows export fine, but every reward worker (another process) scores them at the
+    minimum: the export says so instead of leaving it to a training run."""
+    items = [{"id": f"q{i}", "story": "s", "question": "Where?", "answer": f"box{i}",
+              "candidates": ["box0", "box1"]} for i in range(2)]  # fmt: skip
+    tomgym.register_tom_env("Test-Local-v0", items=items)
+    try:
+        export_dataset(["Test-Local-v0"], "train", None, "jsonl", tmp_path / "d.jsonl")
+    finally:
+        tomgym.unregister_tom_env("Test-Local-v0")
+    assert "Test-Local-v0 registered in this process only" in capsys.readouterr().err
+    export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path / "e.jsonl")
+    assert "this process only" not in capsys.readouterr().err  # built-in envs: nothing said

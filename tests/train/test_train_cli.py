@@ -16,6 +16,18 @@ from tomgym.train import checkpoints
 from tomgym.train.commands import add_commands
 
 
+@pytest.fixture(autouse=True)
+def vllm_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default --eval-agent is vllm, which is not installed here (CPU machine): these
+    tests check other things, so find_spec reports it present (a fake; the refusal without it
+    has its own test below)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real(name, *a)
+    )
+
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="tomgym")
     add_commands(parser.add_subparsers(dest="command"))
@@ -350,3 +362,23 @@ def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixtur
     assert run([*base, "--max-new-tokens", "32", "--max-steps", "2"]) == 0
     grpo = json.loads(capsys.readouterr().out)["grpo"]
     assert grpo["max_completion_length"] == 32 and grpo["max_steps"] == 2
+
+
+
+def test_a_dry_run_refuses_the_vllm_eval_agent_without_vllm(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The evaluation after training failed on 'the vllm agent needs vLLM' only after hours
+    of training; a held-out-only selection is named."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else real(name, *a)
+    )
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "8", "--gpus", "1",
+            "--eval-env", "ToM-HiToM-O4-v0", "--dry-run"]  # fmt: skip
+    assert run(argv) == 2
+    assert "--eval-agent vllm needs vLLM" in capsys.readouterr().err
+    assert run([*argv, "--eval-agent", "hf"]) == 0
+    assert "picked on ToM-HiToM-O4-v0, all held out" in capsys.readouterr().err

@@ -69,7 +69,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def preset_from_args(args: argparse.Namespace) -> Preset:
     """The named preset with any explicit overrides (--lr, --batch, ...) applied."""
-    overrides = {
+    overrides: dict[str, Any] = {
         field: getattr(args, name, None)
         for name, field in (
             ("lr", "lr"),
@@ -108,6 +108,20 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
         raise ValueError(
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
             f"{', '.join(changed)}); use another --out, or delete it to start again"
+        )
+
+
+def warn_selection_on_held_out(eval_envs: list[str]) -> None:
+    """The best checkpoint is picked on the eval envs: when all are held out, their scores
+    are no longer held out (arXiv 2507.15788 selects on in-distribution validation)."""
+    from tomgym.registry import get_spec
+
+    if eval_envs and all(get_spec(env_id).held_out for env_id in eval_envs):
+        print(
+            f"tomgym train: warning: the best checkpoint is picked on {', '.join(eval_envs)}, "
+            "all held out: their scores then stop being held out; add an in-distribution "
+            "--eval-env (its val split) to pick on, and read held-out envs with tomgym eval",
+            file=sys.stderr,
         )
 
 
@@ -204,6 +218,12 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         n=args.n,
         env_kwargs={"reward": preset.reward},
     )
+    if args.eval_env and args.eval_agent == "vllm" and importlib.util.find_spec("vllm") is None:
+        # the evaluation after training would fail on it: say so before training
+        raise ValueError(
+            "--eval-agent vllm needs vLLM here (pip install 'tomgym[vllm]'); or --eval-agent hf"
+        )
+    warn_selection_on_held_out(args.eval_env)
     out = Path(args.out)
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:

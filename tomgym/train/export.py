@@ -7,6 +7,7 @@ reward hook rebuilds the episode and scores through the env's own ``step``.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -47,6 +48,27 @@ def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> No
             f"{', '.join(refused)}: registered usage='eval-only': the dataset authors' terms "
             "allow evaluation, not training. Pass --allow-eval-only (allow_eval_only=True) only "
             "if your use is permitted by those terms."
+        )
+
+
+def warn_process_only(env_ids: Sequence[str]) -> None:
+    """Say (stderr) which envs were registered in this process only (``items=`` or
+    ``generator=`` from a script, not by a plugin): a trainer's reward workers, other
+    processes, do not know them and score every row at the minimum."""
+    from tomgym.plugins import PLUGIN_ENVS
+    from tomgym.registry import ITEMS_ENTRY_POINT
+
+    local = [
+        env_id
+        for env_id in env_ids
+        if get_spec(env_id).entry_point == ITEMS_ENTRY_POINT and env_id not in PLUGIN_ENVS
+    ]
+    if local:
+        print(
+            f"tomgym: warning: {', '.join(local)} registered in this process only: a trainer's "
+            "reward workers (other processes) will not know it and will give every row the "
+            "reward minimum; register it from a plugin (README, 'Register your own ToM env')",
+            file=sys.stderr,
         )
 
 
@@ -180,6 +202,7 @@ def export_dataset(
     check_count(n)
     check_suffix(fmt, out)
     check_trainable(env_ids, allow_eval_only)
+    warn_process_only(env_ids)
     for env_id in env_ids:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         check_prefill(fmt, env_id, env.prefill)
