@@ -218,6 +218,11 @@ def _phrase_starts(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) ->
     return starts
 
 
+def may_negate(present: set[str]) -> bool:
+    """Whether an answer with these words can negate anything (most cannot: no check then)."""
+    return not NEGATIONS.isdisjoint(present) or "t" in present
+
+
 def negates(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
     """Whether a mention of one of ``phrases`` follows a negation in its clause, at most
     NEGATION_REACH words before it ("not the jar", "isn't in the jar")."""
@@ -276,8 +281,9 @@ def judge_choice(
         return Judgement(False, "several_candidates", f"the answer names {len(named)} candidates")
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
-    golds = [p for p in (_phrase(gold), *(_phrase(a) for a in aliases)) if p]
-    if negates(answer, golds):
+    if may_negate(present) and negates(
+        answer, [p for p in (_phrase(gold), *map(_phrase, aliases)) if p]
+    ):
         return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
 
@@ -300,7 +306,7 @@ def judge_text(
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
         if lists_alternatives(answer, gold_phrases):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
-    if negates(answer, gold_phrases):
+    if may_negate(set(tokens)) and negates(answer, gold_phrases):
         return Judgement(False, "wrong", "negates the gold phrase")
     return Judgement(True, "correct", "the gold phrase, and nothing else")
 
