@@ -715,78 +715,51 @@ def evaluate(
                 )
 
     try:
-        metadata = _run_pending(
-            built, agent, options, targets, pending, best, done, store, metadata, directory,
-            batch_size=batch_size, workers=workers, ray_address=ray_address, quiet=quiet,
-        )  # fmt: skip
+        if distributed:
+            from tomgym.eval.distributed import run_distributed
+
+            info = run_distributed(
+                agent if built is None else built,
+                options,
+                targets,
+                pending,
+                store,
+                batch_size=batch_size,
+                workers=max(1, workers),
+                address=ray_address,
+                quiet=quiet,
+            )
+            if info:
+                metadata = metadata.model_copy(update=info)
+                write_json(directory / METADATA_FILE, metadata)
+        else:
+            assert built is not None or not any(pending.values())
+            for target in targets:
+                todo = pending[target.env_id]
+                progress = Progress(target.env_id, target.n, quiet=quiet)
+                progress.done = target.n - len(todo)
+                progress.hits = sum(
+                    best[(target.env_id, i)].correct
+                    for i in target.indices()
+                    if (target.env_id, i) in done
+                )
+                env = target.env
+                assert env is not None
+                for start in range(0, len(todo), batch_size):
+                    assert built is not None
+                    batch = todo[start : start + batch_size]
+                    fresh = run_batch(
+                        built, env, target.env_id, batch, target.spec.family, target.held_out
+                    )
+                    store.append(fresh)
+                    progress.update(fresh)
+                progress.close()
     except BaseException:
         # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
         # not what the previous command finished.
         finish(directory, metadata)
         raise
     return finish(directory, metadata)
-
-
-def _run_pending(
-    built: Agent | None,
-    agent: str | Agent,
-    options: dict[str, Any],
-    targets: Sequence[EnvTarget],
-    pending: dict[str, list[int]],
-    best: Mapping[tuple[str, int], ResultRecord],
-    done: set[tuple[str, int]],
-    store: ResultsStore,
-    metadata: RunMetadata,
-    directory: Path,
-    *,
-    batch_size: int,
-    workers: int,
-    ray_address: str | None,
-    quiet: bool,
-) -> RunMetadata:
-    """Answer and store the pending items (one process, or Ray workers); the metadata, with
-    what a distributed run adds to it."""
-    distributed = workers > 1 or ray_address is not None
-    if distributed:
-        from tomgym.eval.distributed import run_distributed
-
-        info = run_distributed(
-            agent if built is None else built,
-            options,
-            targets,
-            pending,
-            store,
-            batch_size=batch_size,
-            workers=max(1, workers),
-            address=ray_address,
-            quiet=quiet,
-        )
-        if info:
-            metadata = metadata.model_copy(update=info)
-            write_json(directory / METADATA_FILE, metadata)
-    else:
-        assert built is not None or not any(pending.values())
-        for target in targets:
-            todo = pending[target.env_id]
-            progress = Progress(target.env_id, target.n, quiet=quiet)
-            progress.done = target.n - len(todo)
-            progress.hits = sum(
-                best[(target.env_id, i)].correct
-                for i in target.indices()
-                if (target.env_id, i) in done
-            )
-            env = target.env
-            assert env is not None
-            for start in range(0, len(todo), batch_size):
-                assert built is not None
-                batch = todo[start : start + batch_size]
-                fresh = run_batch(
-                    built, env, target.env_id, batch, target.spec.family, target.held_out
-                )
-                store.append(fresh)
-                progress.update(fresh)
-            progress.close()
-    return metadata
 
 
 def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Summary:
