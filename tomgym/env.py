@@ -306,8 +306,7 @@ class ToMEnv(gym.Env[str, str]):
     def build_source(self, **source_kwargs: Any) -> ItemSource:
         """The items this env serves. Families override this; the base serves registered items,
         all of them or (``split=``) those of one split, as each item's ``split`` field says."""
-        split = source_kwargs.pop("split", None)
-        self.refuse_unknown(source_kwargs)
+        split = source_kwargs.pop("split", None)  # anything else was refused in __init__
         if self.tom_id is None:
             raise ValueError("ToMEnv needs tom_id= (a registered ID) or a family subclass")
         source = registered_source(self.tom_id)

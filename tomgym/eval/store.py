@@ -176,12 +176,15 @@ def agent_identity(spec: str) -> str:
     """What makes two agent specs the same agent: the spec, but for a served model only its
     name (``openai:m@http://127.0.0.1:8000/v1`` and ``openai:m@http://localhost:8000/v1`` are
     one model that moved, whose failed items a rerun must be able to retry)."""
-    head, _, rest = spec.partition(":")
-    if head.strip() == "openai":
-        model, at, base = rest.strip().rpartition("@")
-        if at and base.startswith(("http://", "https://")):
-            return f"openai:{model}"
-    return spec
+    from tomgym.agents.openai_api import parse_openai_spec
+
+    if not spec.strip().startswith("openai:"):
+        return spec
+    try:
+        model, _ = parse_openai_spec(spec, {})
+    except ValueError:
+        return spec
+    return f"openai:{model}"
 
 
 def effective_sampling(sampling: Mapping[str, Any]) -> dict[str, float]:
