@@ -1,4 +1,5 @@
-"""The ``tomgym`` command: list, show and check envs, run the oracle; later issues add more."""
+"""The ``tomgym`` command: Theory-of-Mind benchmarks as Gymnasium text envs. List, show and check
+envs, evaluate agents and tabulate leaderboards, export training data and train, audit shortcuts."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from tomgym.cli_args import parse_kwargs, positive_int
 
 Handler = Callable[[argparse.Namespace], int]
 
+DESCRIPTION = (
+    "Theory-of-Mind benchmarks as Gymnasium text envs: list, show and check envs, evaluate "
+    "agents and tabulate leaderboards, export training data and train, audit shortcuts."
+)
 EPILOG = (
     "Options --data-dir and --debug go before or after the subcommand. Errors print one line; "
     "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
@@ -183,7 +188,7 @@ def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tomgym", description=__doc__, epilog=EPILOG)
+    parser = argparse.ArgumentParser(prog="tomgym", description=DESCRIPTION, epilog=EPILOG)
     _add_global_options(parser, None)
     parser.set_defaults(debug=False)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -382,3 +382,16 @@ def test_a_dry_run_refuses_the_vllm_eval_agent_without_vllm(
     assert "--eval-agent vllm needs vLLM" in capsys.readouterr().err
     assert run([*argv, "--eval-agent", "hf"]) == 0
     assert "picked on ToM-HiToM-O4-v0, all held out" in capsys.readouterr().err
+
+
+def test_export_of_an_env_without_splits_names_its_missing_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # FANToM takes no split= and its release is not in ../shared/data: the error must say the
+    # file is missing (it used to say that the env refuses split=train, the exporter's default).
+    from tomgym.cli import main
+
+    argv = ["export", "--env", "ToM-FANToM-v0", "--n", "1", "--allow-eval-only"]
+    code = main([*argv, "--out", str(tmp_path / "x.jsonl")])
+    err = capsys.readouterr().err
+    assert code != 0 and "fantom_v1.json" in err and "split" not in err

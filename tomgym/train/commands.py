@@ -330,7 +330,9 @@ def add_commands(subparsers: Any) -> None:
     )
     p.set_defaults(handler=cmd_export)
 
-    p = subparsers.add_parser("train", help="RL-train a model on ToM envs (OpenRLHF REINFORCE++)")
+    p = subparsers.add_parser(
+        "train", help="RL-train a model on ToM envs (OpenRLHF on Ray, or TRL on one machine)"
+    )
     p.add_argument("--backend", choices=("openrlhf", "trl"), default="openrlhf")
     p.add_argument("--model", required=True, help="HF hub ID or local path")
     p.add_argument("--train-env", nargs="+", action="extend", default=[], metavar="ID")

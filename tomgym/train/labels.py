@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tomgym.data import MissingDataError
 from tomgym.env import SplitNotFoundError, ToMEnv
 from tomgym.items import ToMItem
 from tomgym.rewards import RewardSpec, Score, resolve_reward
@@ -181,6 +182,8 @@ def _open_env(
             raise  # an env with other splits but no train items: its whole list holds them
         try:
             env = env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base))
+        except MissingDataError:
+            raise  # the env refused the split argument; what stops it is its missing release
         except Exception:
             raise exc from None
         if (env_id, split) not in _SPLIT_NOTES:
