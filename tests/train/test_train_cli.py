@@ -395,3 +395,35 @@ def test_export_of_an_env_without_splits_names_its_missing_release(
     code = main([*argv, "--out", str(tmp_path / "x.jsonl")])
     err = capsys.readouterr().err
     assert code != 0 and "fantom_v1.json" in err and "split" not in err
+
+
+def test_train_kwargs_reach_the_training_labels_and_the_run_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--kwarg makes every training env with the env's own arguments. OpenRLHF needs a GPU,
+    so `true` stands in for its interpreter (a fake): what tomgym writes before is real."""
+    from tomgym.train.commands import RUN_CONFIG
+    from tomgym.train.labels import decode_label, labelled_episode
+
+    out = tmp_path / "run"
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "6", "--gpus", "1",
+            "--kwarg", "orders=[4]", "--kwarg", "deception=false", "--out", str(out)]  # fmt: skip
+    assert run([*argv, "--python", "true"]) == 0
+    assert "true -m openrlhf" in capsys.readouterr().out
+    rows = [json.loads(line) for line in (out / "data" / "train.jsonl").read_text().splitlines()]
+    labels = [decode_label(row["label"]) for row in rows]
+    assert len(labels) == 6
+    assert all(label.kwargs["orders"] == [4] and label.kwargs["deception"] is False
+               for label in labels)  # fmt: skip
+    assert all(labelled_episode(label)[2].order == 4 for label in labels)
+    config = json.loads((out / RUN_CONFIG).read_text())
+    assert config["env_kwargs"] == {"orders": [4], "deception": False}
+    # the trl backend takes them too, and a misspelt or clashing one is refused by name
+    trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "2"]
+    assert run([*trl, "--kwarg", "orders=[4]", "--dry-run", "--out", str(tmp_path / "t")]) == 0
+    assert json.loads(capsys.readouterr().out)["env_kwargs"]["orders"] == [4]
+    assert run([*trl, "--kwarg", "ordrs=[4]", "--dry-run"]) == 2
+    assert "did you mean 'orders'" in capsys.readouterr().err
+    assert run([*trl, "--kwarg", "reward=tomrl", "--dry-run"]) == 2
+    assert "use --reward" in capsys.readouterr().err
+

@@ -85,6 +85,31 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return replace(PRESETS[args.preset], **overrides)
 
 
+TRAIN_OPTIONS = {"reward": "--reward", "split": "--split", "n": "--n"}
+"""Env arguments `tomgym train` sets with its own options (not with --kwarg)."""
+
+
+def train_env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments every training env is made with: the preset's reward (or
+    --reward) and the ``--kwarg KEY=VALUE`` pairs. Eval envs are made with their defaults."""
+    kwargs = parse_kwargs(getattr(args, "kwarg", None) or [])
+    clashes = sorted(set(kwargs) & set(TRAIN_OPTIONS))
+    if clashes:
+        raise ExportError(
+            "use "
+            + ", ".join(TRAIN_OPTIONS[k] for k in clashes)
+            + f", not --kwarg {clashes[0]}=...: --kwarg is for the env's own arguments"
+        )
+    return {"reward": preset_from_args(args).reward, **kwargs}
+
+
+def with_env_kwargs(config: dict[str, Any], env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The run config with the --kwarg pairs recorded (none: the config of runs made before
+    --kwarg existed, so rerunning one still resumes it)."""
+    extra = {k: v for k, v in env_kwargs.items() if k != "reward"}
+    return {**config, "env_kwargs": extra} if extra else config
+
+
 RUN_CONFIG = "train_config.json"
 
 
@@ -209,6 +234,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     if args.max_steps is not None:
         raise ValueError("--max-steps is for the trl backend; OpenRLHF runs --epochs passes")
     preset = preset_from_args(args)
+    env_kwargs = train_env_kwargs(args)
     # The same checks in a dry run as in a real one: a dry run that passes must not fail later.
     rows = check_envs(
         args.train_env,
@@ -216,7 +242,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         split=args.split,
         eval_split=args.eval_split,
         n=args.n,
-        env_kwargs={"reward": preset.reward},
+        env_kwargs=env_kwargs,
     )
     if args.eval_env and args.eval_agent == "vllm" and importlib.util.find_spec("vllm") is None:
         # the evaluation after training would fail on it: say so before training
@@ -258,6 +284,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         "gpus": asdict(layout),
         "command": command,
     }
+    config = with_env_kwargs(config, env_kwargs)
     check_run_dir(out, config)
     files = [dataset, out / RUN_CONFIG, out / "ckpt", out / "final"]
     if args.eval_env:
@@ -273,7 +300,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         "openrlhf",
         dataset,
         allow_eval_only=args.allow_eval_only,
-        reward=preset.reward,
+        **env_kwargs,
     )
     write_run_config(out, config)
     print(shlex.join(command), flush=True)
@@ -335,10 +362,37 @@ def add_commands(subparsers: Any) -> None:
     )
     p.add_argument("--backend", choices=("openrlhf", "trl"), default="openrlhf")
     p.add_argument("--model", required=True, help="HF hub ID or local path")
-    p.add_argument("--train-env", nargs="+", action="extend", default=[], metavar="ID")
-    p.add_argument("--eval-env", nargs="+", action="extend", default=[], metavar="ID")
-    p.add_argument("--preset", choices=sorted(PRESETS), default="paper-2507")
-    p.add_argument("--estimator", choices=("reinforce", "reinforce_baseline"), default="reinforce")
+    p.add_argument(
+        "--train-env", nargs="+", action="extend", default=[], metavar="ID", help="envs to train on"
+    )
+    p.add_argument(
+        "--eval-env",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="ID",
+        help="envs every checkpoint is evaluated on (the best is picked on --eval-split)",
+    )
+    p.add_argument(
+        "--kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="keyword argument of every training env, recorded in its labels (repeatable; "
+        "eval envs keep their defaults)",
+    )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="paper-2507",
+        help="a paper's training setup (default: paper-2507); the options below override it",
+    )
+    p.add_argument(
+        "--estimator",
+        choices=("reinforce", "reinforce_baseline"),
+        default="reinforce",
+        help="OpenRLHF advantage estimator (default: reinforce, i.e. REINFORCE++)",
+    )
     p.add_argument("--gpus", type=positive_int, help="GPUs to use (default: all CUDA devices here)")
     p.add_argument("--vllm-tp", type=positive_int, default=1, help="vLLM tensor parallel size")
     p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
@@ -348,7 +402,12 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument(
         "--save-steps", type=positive_int, help="checkpoint every N steps (default: per epoch)"
     )
-    p.add_argument("--eval-agent", choices=("vllm", "hf"), default="vllm")
+    p.add_argument(
+        "--eval-agent",
+        choices=("vllm", "hf"),
+        default="vllm",
+        help="how checkpoints are evaluated (default: vllm)",
+    )
     p.add_argument("--eval-n", type=positive_int, help="items per eval env")
     p.add_argument("--eval-split", default="val", help="split to pick the best checkpoint on")
     p.add_argument(
@@ -356,7 +415,11 @@ def add_commands(subparsers: Any) -> None:
         default=sys.executable,
         help="interpreter that has OpenRLHF (default: the one running tomgym)",
     )
-    p.add_argument("--allow-eval-only", action="store_true")
+    p.add_argument(
+        "--allow-eval-only",
+        action="store_true",
+        help="train on eval-only envs (check the dataset authors' terms first)",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
     overrides = p.add_argument_group("preset overrides")
     overrides.add_argument("--lr", type=positive_float)

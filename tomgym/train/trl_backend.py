@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tomgym.train.commands import check_envs, check_run_dir, preset_from_args, write_run_config
+from tomgym.train.commands import (
+    check_envs,
+    check_run_dir,
+    preset_from_args,
+    train_env_kwargs,
+    with_env_kwargs,
+    write_run_config,
+)
 from tomgym.train.export import check_trainable
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 
@@ -77,8 +84,8 @@ def run_trl(args: argparse.Namespace) -> int:
         return 2
     try:
         settings = grpo_settings(args)
-        # The preset's reward, as the OpenRLHF backend uses (--reward overrides it).
-        env_kwargs = {"reward": preset_from_args(args).reward}
+        # The preset's reward (--reward overrides it) and the --kwarg pairs, as for OpenRLHF.
+        env_kwargs = train_env_kwargs(args)
         check_trainable(args.train_env, getattr(args, "allow_eval_only", False))
         # The same checks in a dry run as in a real one, before anything is built or run.
         # A procedural train env needs --n (as for OpenRLHF); a fixed one is used whole.
@@ -95,6 +102,7 @@ def run_trl(args: argparse.Namespace) -> int:
         return 2
     config = {"backend": "trl", "model": args.model, "train_envs": args.train_env,
               "split": args.split, "n": args.n, "grpo": settings}  # fmt: skip
+    config = with_env_kwargs(config, env_kwargs)
     out = Path(args.out)
     try:
         check_run_dir(out, config)
@@ -102,7 +110,8 @@ def run_trl(args: argparse.Namespace) -> int:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "dry_run", False):
-        print(json.dumps({"backend": "trl", "model": args.model, "grpo": settings}, indent=2))
+        shown = {"backend": "trl", "model": args.model, "env_kwargs": env_kwargs, "grpo": settings}
+        print(json.dumps(shown, indent=2))
         return 0
     try:
         import trl
