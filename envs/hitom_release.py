@@ -19,6 +19,7 @@ Copy = Literal["cot", "mc"]
 JSON_FILE = "hitom/Hi-ToM_data.json"
 TREE_DIR = "hitom/Hi-ToM_data"
 ORDERS = (0, 1, 2, 3, 4)
+HELD_OUT_ORDER = 4
 PER_COPY = 600
 ENV_ID = "ToM-HiToM-Original-v0"
 
@@ -234,12 +235,22 @@ def register_envs() -> None:
         **common,
     )
     for order in ORDERS:
+        # As for the generated envs, order 4 is held out from a training mix of orders 0-3
+        # (ToM-RL, arXiv 2504.01698, tests its generalisation to 4th-order questions).
+        held_out = order == HELD_OUT_ORDER
         register_tom_env(
             f"ToM-HiToM-Original-O{order}-v0",
             orders=(order,),
             size=PER_COPY // 5,
             kwargs={"copy": "cot", "order": order},
-            description=f"Hi-ToM release, CoT copy, order {order} only",
+            description=f"Hi-ToM release, CoT copy, order {order} only"
+            + (" (held out from orders 0-3)" if held_out else ""),
+            held_out=held_out,
+            held_out_from=(
+                tuple(f"ToM-HiToM-Original-O{o}-v0" for o in ORDERS if o != order)
+                if held_out
+                else ()
+            ),
             overwrite=True,
             **common,
         )

@@ -10,6 +10,7 @@ import pytest
 from tomgym.envs import hitom_release
 from tomgym.envs.hitom_release import hitom_items, load_hitom_json, load_hitom_tree
 
+import tomgym
 from tomgym.items import ItemError
 
 
@@ -90,6 +91,10 @@ def test_registered_envs_make():
         assert env.size == size, env_id
     env = gym.make("ToM-HiToM-Original-O3-v0").unwrapped
     assert {env.source.item(i).order for i in range(env.size)} == {3}
+    # order 4 is held out from orders 0-3, as ToM-HiToM-O4-v0 is from the generated mix
+    held = {o: tomgym.get_spec(f"ToM-HiToM-Original-O{o}-v0").held_out for o in range(5)}
+    assert held == {0: False, 1: False, 2: False, 3: False, 4: True}
+    assert "ToM-HiToM-Original-O3-v0" in tomgym.get_spec("ToM-HiToM-Original-O4-v0").held_out_from
     with pytest.raises(TypeError, match="colour"):
         gym.make("ToM-HiToM-Original-v0", colour=1)
     with pytest.raises(ValueError, match="no splits"):
