@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from tests.train.helpers import tiny_llama
 from tomgym.train.cpu_loop import LoopConfig, Trainer, whiten
 from tomgym.train.labels import decode_label, env_for
 
@@ -39,28 +40,11 @@ CONFIG = {
 def trainer(tmp_path_factory: pytest.TempPathFactory) -> Trainer:
     """The loop on a tiny random Llama with SmolLM2's tokenizer: the mechanics in seconds."""
     import torch
-    import transformers
     from tomgym.agents.chat import Sampling
-    from tomgym.agents.hf import HFAgent, smollm2_path
+    from tomgym.agents.hf import HFAgent
 
     torch.set_num_threads(2)
-    torch.manual_seed(0)
-    source, _ = smollm2_path()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source)
-    config = transformers.AutoConfig.from_pretrained(source)
-    config.update(
-        {
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "num_key_value_heads": 1,
-            "head_dim": 16,
-        }
-    )
-    path = tmp_path_factory.mktemp("tiny-llama")
-    transformers.AutoModelForCausalLM.from_config(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    path = tiny_llama(tmp_path_factory.mktemp("tiny-llama"))  # seeds torch with 0
     agent = HFAgent(spec=f"hf:{path}", model_path=str(path), sampling=Sampling(), device="cpu")
     return Trainer(LoopConfig(**CONFIG), agent=agent)  # type: ignore[arg-type]
 

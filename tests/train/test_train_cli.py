@@ -427,3 +427,40 @@ def test_train_kwargs_reach_the_training_labels_and_the_run_config(
     assert run([*trl, "--kwarg", "reward=tomrl", "--dry-run"]) == 2
     assert "use --reward" in capsys.readouterr().err
 
+
+
+def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--eval-only evaluates a finished run's checkpoints without training (an evaluation that
+    failed, another agent). Tiny random Llamas stand in for trained weights: real HF
+    checkpoints in TRL's layout (checkpoint-N, final), evaluated for real."""
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.eval.store import RESULTS_FILE
+    from tomgym.train.commands import RUN_CONFIG
+
+    out = tmp_path / "run"
+    for name in ("checkpoint-2", "final"):
+        tiny_llama(out / name)
+    base = ["train", "--backend", "trl", "--model", "m", "--out", str(out), "--eval-only"]
+    evaluation = ["--eval-env", "ToM-HiToM-O1-v0", "--eval-n", "2", "--eval-agent", "hf",
+                  "--max-new-tokens", "8"]  # fmt: skip
+    assert run([*base, *evaluation]) == 2
+    assert f"{RUN_CONFIG} is missing" in capsys.readouterr().err
+    (out / RUN_CONFIG).write_text("{}")
+    assert run(base) == 2
+    assert "needs at least one --eval-env" in capsys.readouterr().err
+    assert run([*base, *evaluation]) == 0
+    record = json.loads((out / checkpoints.BEST_FILE).read_text())
+    assert [Path(r["path"]).name for r in record["all"]] == ["checkpoint-2", "final"]
+    written = {
+        r["path"]: (Path(r["eval_dir"]) / RESULTS_FILE).read_text() for r in record["all"]
+    }
+    assert all(len(text.splitlines()) == 2 for text in written.values())
+    # again: the evaluations resume (nothing generated twice), the record is the same
+    assert run([*base, *evaluation]) == 0
+    again = json.loads((out / checkpoints.BEST_FILE).read_text())
+    assert again == record
+    assert all((Path(r["eval_dir"]) / RESULTS_FILE).read_text() == written[r["path"]]
+               for r in again["all"])  # fmt: skip

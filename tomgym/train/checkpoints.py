@@ -35,11 +35,13 @@ def is_hf_checkpoint(path: Path) -> bool:
 
 
 def find_checkpoints(run_dir: str | Path) -> list[Path]:
-    """HF checkpoints under ``run_dir/ckpt`` (``*_hf``) by step, then the final model if saved."""
+    """HF checkpoints a run saved, by step, then the final model if saved: OpenRLHF's
+    ``run_dir/ckpt/global_stepN_hf`` and TRL's ``run_dir/checkpoint-N``."""
     root = Path(run_dir)
     ckpt = root / "ckpt"
+    saved = [*(ckpt.glob("*_hf") if ckpt.is_dir() else ()), *root.glob("checkpoint-*")]
     found = sorted(
-        (p for p in ckpt.glob("*_hf") if is_hf_checkpoint(p)) if ckpt.is_dir() else [],
+        (p for p in saved if is_hf_checkpoint(p)),
         key=lambda p: (step_of(p) is None, step_of(p) or 0, p.name),
     )
     final = root / "final"

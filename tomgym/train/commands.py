@@ -207,9 +207,11 @@ OVERLAP_PROBE_ITEMS = 5_000
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.backend == "trl":
+    if args.backend == "trl" and not getattr(args, "eval_only", False):
         return _run_trl(args)
     try:
+        if getattr(args, "eval_only", False):
+            return evaluate_only(args)
         return _train_openrlhf(args)
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
@@ -244,11 +246,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         n=args.n,
         env_kwargs=env_kwargs,
     )
-    if args.eval_env and args.eval_agent == "vllm" and importlib.util.find_spec("vllm") is None:
-        # the evaluation after training would fail on it: say so before training
-        raise ValueError(
-            "--eval-agent vllm needs vLLM here (pip install 'tomgym[vllm]'); or --eval-agent hf"
-        )
+    check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
     out = Path(args.out)
     gpus = args.gpus if args.gpus is not None else detect_gpus()
@@ -309,11 +307,42 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         print(f"tomgym train: OpenRLHF exited with status {code}", file=sys.stderr)
         return code
     if args.eval_env:
-        return _evaluate_run(args, out, preset)
+        return evaluate_run(args, out, preset)
     return 0
 
 
-def _evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
+def check_eval_agent(args: argparse.Namespace) -> None:
+    """Refuse ``--eval-agent vllm`` where vLLM is missing, before training: the evaluation
+    after it would fail on it only after hours."""
+    wants_vllm = getattr(args, "eval_env", None) and getattr(args, "eval_agent", "vllm") == "vllm"
+    if wants_vllm and importlib.util.find_spec("vllm") is None:
+        raise ValueError(
+            "--eval-agent vllm needs vLLM here (pip install 'tomgym[vllm]'); or --eval-agent hf"
+        )
+
+
+def evaluate_only(args: argparse.Namespace) -> int:
+    """``--eval-only``: evaluate the checkpoints of the run in ``--out`` again, without
+    training (an evaluation that failed, more eval envs, another --eval-agent). The options
+    given now apply (eval envs, split, agent, items, the preset's response budget); the
+    training options are not needed. Evaluations already written resume."""
+    out = Path(args.out)
+    if not args.eval_env:
+        raise ValueError("--eval-only needs at least one --eval-env")
+    if not (out / RUN_CONFIG).is_file():
+        raise ValueError(f"--eval-only: {out} holds no training run ({RUN_CONFIG} is missing)")
+    check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
+    check_eval_agent(args)
+    warn_selection_on_held_out(args.eval_env)
+    if args.dry_run:
+        print(f"# would evaluate the checkpoints under {out} on {', '.join(args.eval_env)}")
+        return 0
+    return evaluate_run(args, out, preset_from_args(args))
+
+
+def evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
+    """Evaluate every checkpoint of the run on the eval envs (each into its own resumable
+    directory) and record the best on --eval-split in best_checkpoint.json; either backend."""
     from tomgym.train.checkpoints import evaluate_checkpoints, find_checkpoints, write_best
 
     checkpoints = find_checkpoints(out)
@@ -421,6 +450,12 @@ def add_commands(subparsers: Any) -> None:
         help="train on eval-only envs (check the dataset authors' terms first)",
     )
     p.add_argument("--dry-run", action="store_true", help="print the command, write nothing")
+    p.add_argument(
+        "--eval-only",
+        action="store_true",
+        help="do not train: evaluate the checkpoints of the run in --out again (the same "
+        "command and options it was trained with; its evaluations resume)",
+    )
     overrides = p.add_argument_group("preset overrides")
     overrides.add_argument("--lr", type=positive_float)
     overrides.add_argument("--batch", type=positive_int, help="prompts per rollout batch")

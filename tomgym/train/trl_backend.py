@@ -10,7 +10,9 @@ from typing import Any
 
 from tomgym.train.commands import (
     check_envs,
+    check_eval_agent,
     check_run_dir,
+    evaluate_run,
     preset_from_args,
     train_env_kwargs,
     with_env_kwargs,
@@ -97,6 +99,7 @@ def run_trl(args: argparse.Namespace) -> int:
             n=args.n,
             env_kwargs=env_kwargs,
         )
+        check_eval_agent(args)
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
@@ -145,15 +148,6 @@ def run_trl(args: argparse.Namespace) -> int:
     trainer.save_model(str(final))
     print(f"saved {final}")
     if getattr(args, "eval_env", None):
-        from tomgym.eval import evaluate
-        from tomgym.train.checkpoints import checkpoint_eval_dir
-
-        summary = evaluate(
-            f"hf:{final}",
-            args.eval_env,
-            n=getattr(args, "eval_n", None) or 100,
-            split=getattr(args, "eval_split", None),
-            out=checkpoint_eval_dir(out, final),
-        )
-        print(json.dumps({k: v.accuracy for k, v in summary.envs.items()}))
+        # as after an OpenRLHF run: every checkpoint-N and final, the best one recorded
+        return evaluate_run(args, out, preset_from_args(args))
     return 0
