@@ -131,7 +131,7 @@ class Judgement:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _phrase(text: str) -> tuple[str, ...]:
+def phrase_of(text: str) -> tuple[str, ...]:
     """``words(text)`` as a tuple, memoised: candidates and golds recur across items (a
     generated env draws them from one vocabulary), answers are never passed here."""
     return tuple(words(text))
@@ -265,12 +265,12 @@ def judge_choice(
     index: dict[str, list[tuple[tuple[str, ...], str, int]]] = {}
     variants: list[tuple[str, tuple[str, ...]]] = []
     for c in candidates:
-        variants.append((c, _phrase(c)))
+        variants.append((c, phrase_of(c)))
         if c == gold:
-            variants.extend((c, _phrase(a)) for a in aliases)
+            variants.extend((c, phrase_of(a)) for a in aliases)
     if gold not in candidates:
-        variants.append((gold, _phrase(gold)))
-        variants.extend((gold, _phrase(a)) for a in aliases)
+        variants.append((gold, phrase_of(gold)))
+        variants.extend((gold, phrase_of(a)) for a in aliases)
     for rank, (key, phrase) in enumerate(variants):
         if phrase and phrase[0] in present:
             index.setdefault(phrase[0], []).append((phrase, key, rank))
@@ -282,7 +282,7 @@ def judge_choice(
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
     if may_negate(present) and negates(
-        answer, [p for p in (_phrase(gold), *map(_phrase, aliases)) if p]
+        answer, [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p]
     ):
         return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
@@ -293,8 +293,10 @@ def judge_text(
 ) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate."""
     tokens = words(answer)
-    gold_phrases = [p for p in (_phrase(gold), *(_phrase(a) for a in aliases)) if p]
-    others = {c: [_phrase(c)] for c in candidates if _phrase(c) and _phrase(c) not in gold_phrases}
+    gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
+    others = {
+        c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
+    }
     named = mentioned(tokens, {"__gold__": gold_phrases, **others})
     if "__gold__" not in named:
         return Judgement(False, "wrong", "the gold phrase is not in the answer")

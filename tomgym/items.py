@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tomgym.answers import leading_yes_no, words
+from tomgym.answers import leading_yes_no, phrase_of, words
 
 AnswerType = Literal["choice", "text", "yes_no", "names"]
 """How an answer is judged.
@@ -97,8 +97,8 @@ class ToMItem(BaseModel):
 
     def _gold_only(self) -> bool:
         """Whether every candidate reads as the gold answer or one of its aliases."""
-        golds = {tuple(words(g)) for g in (str(self.answer), *self.aliases)}
-        return all(tuple(words(c)) in golds for c in self.candidates)
+        golds = {phrase_of(g) for g in (str(self.answer), *self.aliases)}
+        return all(phrase_of(c) in golds for c in self.candidates)
 
     @property
     def gold_text(self) -> str:
