@@ -66,3 +66,14 @@ def positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a number above 0, got {text}")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number of at least 0 (a KL weight, where 0 turns it off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of at least 0, got {text}")
+    return value

@@ -78,6 +78,9 @@ def test_paper_2507_on_one_gpu_parses(tmp_path: Path, monkeypatch: pytest.Monkey
     assert args.actor.adam.lr == 5e-7 and args.rollout.batch_size == 8
     assert args.rollout.n_samples_per_prompt == 8 and args.rollout.temperature == 0.6
     assert args.train.num_episodes == 10 and not args.algo.kl.use_loss
+    # the KL is written out (OpenRLHF 0.11's default), so the TRL backend can use the same
+    assert "--algo.kl.init_coef" in command("paper-2507", 1, tmp_path)
+    assert args.algo.kl.init_coef == 0.01 and args.algo.kl.estimator == "k1"
     assert args.train.colocate_all and args.vllm.num_engines == 1
     assert args.actor.num_gpus_per_node == 1 and args.vllm.tensor_parallel_size == 1
     assert args.train.agent_func_path == str(AGENT_FILE) and Path(AGENT_FILE).is_file()

@@ -464,3 +464,22 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     assert again == record
     assert all((Path(r["eval_dir"]) / RESULTS_FILE).read_text() == written[r["path"]]
                for r in again["all"])  # fmt: skip
+
+
+def test_kl_override_reaches_both_backends(capsys: pytest.CaptureFixture[str]) -> None:
+    """paper-2507's KL (0.01, OpenRLHF's default written out) on both backends; --kl 0 turns
+    it off (no reference model, for a CPU run); a negative weight is refused by argparse."""
+    base = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "2", "--dry-run"]
+    openrlhf = [*base, "--gpus", "1"]
+    for extra, weight in (([], "0.01"), (["--kl", "0"], "0")):
+        assert run([*openrlhf, *extra]) == 0
+        argv = shlex.split(capsys.readouterr().out.splitlines()[0])
+        assert argv[argv.index("--algo.kl.init_coef") + 1] == weight
+    assert run([*openrlhf, "--preset", "paper-2504", "--kl", "0"]) == 0
+    assert "--algo.kl.use_loss" not in capsys.readouterr().out
+    trl = [*base[:1], "--backend", "trl", *base[1:]]
+    for extra, beta in (([], 0.01), (["--kl", "0"], 0.0)):
+        assert run([*trl, *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["grpo"]["beta"] == beta
+    assert run([*trl, "--kl", "-1"]) == 2
+    assert "at least 0" in capsys.readouterr().err

@@ -154,6 +154,7 @@ def test_grpo_settings_follow_the_machine(monkeypatch: pytest.MonkeyPatch, tmp_p
     )
     settings = grpo_settings(args)
     assert settings["use_cpu"] is True and settings["bf16"] is False
+    assert settings["beta"] == 0.01  # paper-2507's KL weight, as on OpenRLHF (was 0 here)
     config = trl.GRPOConfig(**settings)  # raised "doesn't support bf16/gpu" on CPU before
     assert config.use_cpu and not config.bf16
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs, positive_float, positive_int
+from tomgym.cli_args import non_negative_float, parse_kwargs, positive_float, positive_int
 from tomgym.train.export import (
     FORMATS,
     EvalOnlyError,
@@ -79,6 +79,7 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
             ("epochs", "episodes"),
             ("reward", "reward"),
             ("max_new_tokens", "response_max_tokens"),
+            ("kl", "kl_coef"),
         )
         if getattr(args, name, None) is not None  # a Namespace built by hand may lack some
     }
@@ -466,6 +467,12 @@ def add_commands(subparsers: Any) -> None:
     overrides.add_argument("--epochs", type=positive_int)
     overrides.add_argument(
         "--reward", help="env reward preset (rlvr, tomrl, accuracy, lenient)"
+    )
+    overrides.add_argument(
+        "--kl",
+        type=non_negative_float,
+        help="KL weight (paper-2507: 0.01, paper-2504: 0.001); 0 turns it off and loads no "
+        "reference model (a CPU run)",
     )
     overrides.add_argument(
         "--max-new-tokens",

@@ -27,14 +27,19 @@ class Preset:
     reward: str
     prompt_max_tokens: int = 1024
     response_max_tokens: int = 2048
-    kl_coef: float | None = None  # None: OpenRLHF's default
+    kl_coef: float | None = None  # None: OpenRLHF's default (TRL: no KL)
     kl_use_loss: bool = False
     top_p: float = 1.0
 
 
+OPENRLHF_DEFAULT_KL = 0.01
+"""OpenRLHF 0.11's ``--algo.kl.init_coef`` default (estimator k1, as a penalty in the reward)."""
+
 PRESETS: dict[str, Preset] = {
     # arXiv 2507.15788: REINFORCE++, batch 8, 8 rollouts, lr 5e-7, T 0.6, 10 epochs, rlvr reward.
-    # The paper gives no lengths or KL: ToM-RL's lengths and OpenRLHF's KL default are used.
+    # The paper gives no lengths or KL: ToM-RL's lengths and OpenRLHF 0.11's KL default (0.01,
+    # a penalty in the reward) are used, the KL written out so that both backends and later
+    # OpenRLHF versions train with the same coefficient.
     "paper-2507": Preset(
         name="paper-2507",
         lr=5e-7,
@@ -43,6 +48,7 @@ PRESETS: dict[str, Preset] = {
         temperature=0.6,
         episodes=10,
         reward="rlvr",
+        kl_coef=OPENRLHF_DEFAULT_KL,
     ),
     # arXiv 2504.01698 (ToM-RL, veRL GRPO there): batch 8, 16 rollouts, T 1.0, KL loss 0.001,
     # prompt 1024 / response 2048 tokens, 2 epochs, tomrl reward.
@@ -184,7 +190,7 @@ def build_command(
     ]
     if preset.kl_coef is not None:
         args += ["--algo.kl.init_coef", _fmt(preset.kl_coef)]
-    if preset.kl_use_loss:
+    if preset.kl_use_loss and preset.kl_coef:  # a zero weight (--kl 0) is no KL at all
         args += ["--algo.kl.use_loss", "--algo.kl.estimator", "k3"]
     command = [python, "-m", ENTRY_MODULE, *args, *extra]
     if ray_address:

@@ -44,6 +44,8 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     ``scale_rewards="batch"`` divides by the reward std of the whole batch, as REINFORCE++ does;
     TRL always subtracts the group mean first, so this is REINFORCE++-baseline whatever
     ``--estimator`` says (the loop in ``tomgym.train.cpu_loop`` has the plain variant).
+    The preset's KL coefficient is TRL's ``beta``: the same weight as on OpenRLHF, but TRL
+    always applies it as a loss term (k3), where paper-2507 on OpenRLHF puts it in the reward.
     """
     preset = preset_from_args(args)
     settings: dict[str, Any] = {
