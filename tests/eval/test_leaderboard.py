@@ -92,3 +92,21 @@ def test_a_directory_given_twice_is_one_row(tmp_path: Path) -> None:
     evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / "r", quiet=True)
     board = collect([tmp_path / "r", str(tmp_path / "r") + "/", tmp_path / "." / "r"])
     assert len(board.rows) == 1
+
+
+def test_a_suite_label_never_reads_as_another_envs_name() -> None:
+    """The paper suites label the release's O0 env "HiToM-O0": next to a run of the generated
+    envs, "HiToM-O0" (release) and "HiToM-O2" (generated) headed columns of different datasets
+    although neither label clashed with another on the board."""
+    envs = ["ToM-HiToM-O2-v0", "ToM-HiToM-Original-O0-v0", "ToM-HiToM-Original-O2-v0"]
+    suite = {f"ToM-HiToM-Original-O{k}-v0": f"HiToM-O{k}" for k in (0, 2)}
+    board = Leaderboard(envs=envs, labels=suite, rows=[row("a", {})])
+    labels = column_labels(board)
+    assert labels == {
+        "ToM-HiToM-O2-v0": "HiToM-O2",
+        "ToM-HiToM-Original-O0-v0": "HiToM-Original-O0",
+        "ToM-HiToM-Original-O2-v0": "HiToM-Original-O2",
+    }
+    # a label naming no other env is kept
+    assert column_labels(Leaderboard(envs=envs[1:2], labels={envs[1]: "Release O0"},
+                                     rows=[row("a", {})]))[envs[1]] == "Release O0"  # fmt: skip

@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +217,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     return Leaderboard(
         suite=suite,
         envs=envs,
-        labels=labels,
+        labels=distinct_labels(envs, labels),  # the names the tables show
         held_out=held_out,
         rows=rows,
         mixed=mixed,
@@ -256,13 +256,29 @@ def _short_id(env_id: str) -> str:
     return re.sub(r"^ToM-|-v\d+$", "", env_id)
 
 
-def column_labels(board: Leaderboard) -> dict[str, str]:
-    """A distinct header per env column: the suite's label, else the ID without ``ToM-`` and
-    ``-vN``; labels two envs share fall back to the short ID, then to the full ID."""
-    labels = {e: board.labels.get(e) or _short_id(e) for e in board.envs}
+def distinct_labels(envs: Sequence[str], suite_labels: Mapping[str, str]) -> dict[str, str]:
+    """A distinct name per env column: the suite's label, else the ID without ``ToM-`` and
+    ``-vN``. A suite label that reads as another registered env's short ID (the paper suites
+    call the Hi-ToM release's O0 env "HiToM-O0", the generated O0 env's name) is not used, and
+    labels two envs share fall back to the short ID, then to the full ID."""
+    from tomgym.registry import list_envs
+
+    short_ids = {_short_id(spec.id): spec.id for spec in list_envs()}
+    labels = {}
+    for env_id in envs:
+        label = suite_labels.get(env_id) or _short_id(env_id)
+        if short_ids.get(label, env_id) != env_id:
+            label = _short_id(env_id)
+        labels[env_id] = label
     for fallback in (_short_id, str):
         counts = Counter(labels.values())
         labels = {e: fallback(e) if counts[label] > 1 else label for e, label in labels.items()}
+    return labels
+
+
+def column_labels(board: Leaderboard) -> dict[str, str]:
+    """The header of every env column: its distinct name, ``(held out)`` where it is."""
+    labels = distinct_labels(board.envs, board.labels)
     return {
         e: label + (" (held out)" if board.held_out.get(e) else "") for e, label in labels.items()
     }
