@@ -40,6 +40,39 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert "1 passed, 0 failed" in capsys.readouterr().out
 
 
+def test_check_names_an_unknown_id_and_skips_an_uninstalled_release(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An unknown ID failed like a broken env (exit 1, Gymnasium's NameNotFound); FANToM's
+    missing file (not in ../shared/data) made every plain `tomgym check` fail."""
+    assert main(["check", "ToM-Nope-v0"]) == 2
+    assert "No ToM env is registered" in capsys.readouterr().err
+    assert main(["check", "ToM-HiToM-O1-v0", "ToM-FANToM-v0", "--items", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "skip ToM-FANToM-v0" in out and "fantom_v1.json" in out
+    assert "1 passed, 0 failed, 1 skipped (release not installed)" in out
+
+
+def test_show_takes_the_prompt_as_a_kwarg(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["show", "ToM-HiToM-O2-v0", "--index", "1"]
+    assert main([*argv, "--kwarg", 'prompt={"list_candidates": true}']) == 0
+    assert "Possible answers:" in capsys.readouterr().out  # it crashed: prompt given twice
+    assert main([*argv, "--prompt", "cot", "--kwarg", "prompt=tomrl"]) == 2
+    assert "give the prompt once" in capsys.readouterr().err
+
+
+def test_oracle_names_every_bad_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"story": "s", "question": "q"}\n{"story": "s", "question": "q", '
+                    '"answer": "a"}\nnot json\n')  # fmt: skip
+    assert main(["oracle", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tomgym oracle: error:") and "line 1" in err and "line 3" in err
+    assert not (tmp_path / "bad.disagreements.jsonl").exists()
+
+
 def test_oracle_reports_agreement_and_writes_disagreements(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

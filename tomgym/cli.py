@@ -23,6 +23,7 @@ EPILOG = (
     "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
 )
 RESUMABLE = frozenset({"eval", "leaderboard"})
+DEFAULT_PROMPT = "default"
 
 
 def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
@@ -60,7 +61,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     import tomgym
     from tomgym.sources import PROCEDURAL_INDEX_LIMIT
 
-    env = tomgym.make(args.env_id, prompt=args.prompt, **parse_kwargs(args.kwarg))
+    kwargs = parse_kwargs(args.kwarg)
+    if "prompt" in kwargs and args.prompt != DEFAULT_PROMPT:
+        raise ValueError("give the prompt once: --prompt NAME or --kwarg prompt=..., not both")
+    kwargs.setdefault("prompt", args.prompt)
+    env = tomgym.make(args.env_id, **kwargs)
     options = {"index": args.index} if args.index is not None else None
     try:
         prompt, info = env.reset(seed=args.seed, options=options)
@@ -87,13 +92,20 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import tomgym
     from tomgym.checks import check_tom_env
+    from tomgym.data import MissingDataError
 
+    for env_id in args.env_ids:
+        tomgym.get_spec(env_id)  # an unknown ID is a usage error, named before any check runs
     ids = args.env_ids or [s.id for s in tomgym.list_envs()]
-    failed = 0
+    failed = skipped = 0
     for env_id in ids:
         try:
             report = check_tom_env(env_id, n_items=args.items)
-        except Exception as exc:  # a missing data file, say: report it and go on
+        except MissingDataError as exc:  # not installed here: nothing to check, not a failure
+            print(f"skip {env_id}: its release is not under the data root ({exc})")
+            skipped += 1
+            continue
+        except Exception as exc:  # report it and go on to the next env
             print(f"FAIL {env_id}: {type(exc).__name__}: {exc}")
             failed += 1
             continue
@@ -102,8 +114,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         for problem in report.problems:
             print(f"     - {problem}")
         failed += not report.ok
-    print(f"{len(ids) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    tail = f", {skipped} skipped (release not installed)" if skipped else ""
+    print(f"{len(ids) - failed - skipped} passed, {failed} failed{tail}")
+    # an env named on the command line that could not be checked is not a pass
+    return 1 if failed or (skipped and args.env_ids) else 0
 
 
 def cmd_oracle(args: argparse.Namespace) -> int:
@@ -111,19 +125,23 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     out = Path(args.out) if args.out else path.with_suffix(".disagreements.jsonl")
-    n = agree = 0
-    with path.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as bad:
+    records, problems = [], []
+    with path.open(encoding="utf-8") as src:
         for line_no, line in enumerate(src, 1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                story, question, gold = record["story"], record["question"], record["answer"]
+                records.append((line_no, record["story"], record["question"], record["answer"]))
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise SystemExit(
-                    f"tomgym oracle: {path}:{line_no}: need a JSON object with story, question, "
-                    f"answer ({type(exc).__name__}: {exc})"
-                ) from None
+                problems.append(f"line {line_no}: {type(exc).__name__}: {exc}")
+    if problems:  # every bad line named, and nothing written
+        more = f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
+        shown = "; ".join(problems[:10]) + more
+        raise ValueError(f"{path}: need JSON objects with story, question, answer: {shown}")
+    n = agree = 0
+    with out.open("w", encoding="utf-8") as bad:
+        for line_no, story, question, gold in records:
             n += 1
             try:
                 ours: str | None = tomgym.solve(story, question, family=args.family, mode=args.mode)
@@ -200,10 +218,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="the prompt a model sees and the gold answer")
     p.add_argument("env_id")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--index", type=int, default=None)
-    p.add_argument("--prompt", default="default", help="prompt preset (default, tomrl, cot)")
-    p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--seed", type=int, default=None, help="seed of reset's random item pick")
+    p.add_argument("--index", type=int, default=None, help="the item to show (else a random one)")
+    p.add_argument("--prompt", default=DEFAULT_PROMPT, help="prompt preset (default, tomrl, cot)")
+    p.add_argument(
+        "--kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env keyword argument, the value as JSON (repeatable)",
+    )
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("check", help="conformance checks (all registered IDs by default)")
