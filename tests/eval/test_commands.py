@@ -58,3 +58,15 @@ def test_leaderboard_runs_a_suite(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_eval_needs_envs_or_suite(tmp_path: Path) -> None:
     assert run_cli("eval", "--agent", "random", "--out", str(tmp_path)) == 2
+
+
+def test_eval_says_which_of_env_and_suite_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tomgym.cli import main
+
+    assert main(["eval", "--agent", "random", "--n", "2", "--out", str(tmp_path / "x")]) == 2
+    assert "or --suite NAME, one of them" in capsys.readouterr().err  # it said "not both"
+    both = ["--env", "ToM-HiToM-O1-v0", "--suite", "quick"]
+    assert main(["eval", "--agent", "random", *both, "--out", str(tmp_path / "y")]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -86,7 +86,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from tomgym.eval.runner import evaluate
 
     if bool(args.env) == bool(args.suite):
-        print("tomgym eval: give --env ID (one or more) or --suite NAME, not both", file=sys.stderr)
+        which = "not both" if args.env else "one of them"
+        print(f"tomgym eval: give --env ID (one or more) or --suite NAME, {which}", file=sys.stderr)
         return 2
     try:
         summary = evaluate(

@@ -111,18 +111,29 @@ def open_env(
             continue
         if candidate != split:
             print(
-                f"tomgym eval: {env_id} has no split {split!r}; using the held-out split "
-                f"{candidate!r} ({refusals[0]})",
+                f"tomgym: note: {env_id} has no {split!r} split; using its held-out split "
+                f"{candidate!r}",
                 file=sys.stderr,
             )
         return env, {**kwargs, "split": candidate}
     env = tomgym.make(env_id, **kwargs)
-    print(
-        f"tomgym eval: {env_id} has no split {split!r} nor a held-out one; using its own default "
-        f"({refusals[-1]})",
-        file=sys.stderr,
-    )
+    if has_splits(env):
+        tried = ", ".join(repr(s) for s in dict.fromkeys([split, *HELD_OUT_SPLITS]))
+        note = f"has none of the splits {tried}; using its default items ({refusals[-1]})"
+    else:
+        note = "has no splits; using all its items"
+    print(f"tomgym: note: {env_id} {note}", file=sys.stderr)
     return env, dict(kwargs)
+
+
+def has_splits(env: ToMEnv) -> bool:
+    """Whether the env takes ``split=`` and its items have splits (a user's items, or a release
+    such as Hi-ToM's, may all be ``all``)."""
+    unwrapped = env.unwrapped
+    if not isinstance(unwrapped, ToMEnv) or "split" not in unwrapped.source_arguments():
+        return False
+    items = getattr(unwrapped.source, "items", None)
+    return items is None or any(item.split != "all" for item in items)
 
 
 def resolve_targets(
@@ -253,8 +264,8 @@ def _changes_distribution(env_id: str, env: ToMEnv, kwargs: Mapping[str, Any]) -
         same = False
     if not same:
         print(
-            f"tomgym eval: {env_id} with {changed} serves other items than its ID: counted as "
-            "held out (a suite entry's held_out says otherwise)",
+            f"tomgym: note: {env_id} with {changed} serves other items than its ID: counted as "
+            "held out (a suite entry can say otherwise with its held_out)",
             file=sys.stderr,
         )
     return not same
