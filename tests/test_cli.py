@@ -35,6 +35,25 @@ def test_show_unknown_id_suggests(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Did you mean" in capsys.readouterr().err
 
 
+def test_list_family_is_checked_and_version_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--family", "ToMi"]) == 0  # case aside, a family name lists its envs
+    assert "ToM-ToMi-v0" in capsys.readouterr().out
+    assert main(["list", "--family", "nope"]) == 2  # it printed an empty table, exit 0
+    err = capsys.readouterr().err
+    assert "no env of family 'nope'; families: " in err and "hitom" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.startswith("tomgym 0.")
+
+
+def test_warnings_print_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "items.csv"  # a column named like a field but not mapped: a warning
+    path.write_text("story,question,answer,split\nAnn left.,Where is Ann?,out,train\n")
+    assert main(["register", str(path), "--id", "CliWarn-v0"]) == 0
+    err = capsys.readouterr().err
+    assert "tomgym register: warning: " in err and "UserWarning" not in err and ".py:" not in err
+
+
 def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "ToM-HiToM-O1-v0", "--items", "2"]) == 0
     assert "1 passed, 0 failed" in capsys.readouterr().out

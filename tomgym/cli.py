@@ -7,8 +7,10 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from tomgym.cli_args import parse_kwargs, positive_int
 
@@ -37,7 +39,11 @@ def _table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     import tomgym
 
-    specs = tomgym.list_envs(family=args.family)
+    family = args.family.lower() if args.family else None
+    specs = tomgym.list_envs(family=family)
+    if family and not specs:
+        known = sorted({s.family for s in tomgym.list_envs()})
+        raise ValueError(f"no env of family {args.family!r}; families: {', '.join(known)}")
     if args.json:
         print(json.dumps([s.model_dump(exclude={"kwargs"}) for s in specs], indent=2, default=str))
         return 0
@@ -207,13 +213,16 @@ def _finish_subcommands(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tomgym", description=DESCRIPTION, epilog=EPILOG)
+    from tomgym import __version__
+
+    parser.add_argument("--version", action="version", version=f"tomgym {__version__}")
     _add_global_options(parser, None)
     parser.set_defaults(debug=False)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="every registered ToM env ID with its metadata")
-    p.add_argument("--family")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--family", help="only this family (hitom, tomi, exploretom, ...)")
+    p.add_argument("--json", action="store_true", help="the full specs as JSON")
     p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("show", help="the prompt a model sees and the gold answer")
@@ -291,6 +300,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = args.debug or os.environ.get("TOMGYM_DEBUG", "") not in ("", "0")
     prog = f"tomgym {args.command}"
     handler: Handler = args.handler
+    with warnings.catch_warnings():
+        if not debug:  # one line each, as errors are, not the warning's file and source line
+            warnings.showwarning = _one_line_warning(prog)
+        return _run(handler, args, prog, debug)
+
+
+def _one_line_warning(prog: str) -> Callable[..., None]:
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        print(f"{prog}: warning: {message}", file=sys.stderr)
+
+    return show
+
+
+def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> int:
     try:
         if args.data_dir:
             from tomgym.data import set_data_root
