@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 from collections.abc import Sequence
@@ -16,7 +17,8 @@ def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     """``--kwarg KEY=VALUE`` pairs as a dict.
 
     A value is JSON when it parses (``0.5``, ``true``, ``null``, ``[2, 3]``, ``{"a": 1}``), one
-    of Python's ``True``, ``False`` and ``None``, or else the string itself. So
+    of Python's ``True``, ``False`` and ``None``, a Python tuple, list or dict literal
+    (``(3,)``), or else the string itself. So
     ``deception=False`` is the bool False, never the string ``"False"`` (which is truthy).
     """
     kwargs: dict[str, Any] = {}
@@ -30,8 +32,19 @@ def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
         try:
             kwargs[key] = json.loads(raw)
         except json.JSONDecodeError:
-            kwargs[key] = raw
+            kwargs[key] = _python_literal(raw)
     return kwargs
+
+
+def _python_literal(raw: str) -> Any:
+    """A Python container literal as written in the README (``(3,)``, ``{'a': 1}``), else the
+    string itself (``test``, ``train``: plain words stay strings)."""
+    if raw[:1] in "([{":
+        try:
+            return ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            pass
+    return raw
 
 
 def positive_int(text: str) -> int:

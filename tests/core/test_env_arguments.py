@@ -35,6 +35,11 @@ def test_cli_reads_python_and_json_constants() -> None:
         "h": [1, 2],
     }
     assert parse_kwargs(["deception=False"])["deception"] is False
+    # the README writes orders as a Python tuple; a bracket that is no literal stays a string
+    assert parse_kwargs(["orders=(3,)", "m={'a': 1}", "s=(oops"]) == {
+        "orders": (3,), "m": {"a": 1}, "s": "(oops"
+    }  # fmt: skip
+    assert ids(HITOM, orders=parse_kwargs(["orders=(3,)"])["orders"]) == ids(HITOM, orders=[3])
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,15 @@ def test_eval_says_which_of_env_and_suite_is_wrong(
     both = ["--env", "ToM-HiToM-O1-v0", "--suite", "quick"]
     assert main(["eval", "--agent", "random", *both, "--out", str(tmp_path / "y")]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_eval_takes_the_split_from_split_not_from_a_kwarg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--kwarg split=val was taken (and kept by a rerun without it), though export and train
+    refuse it in favour of --split."""
+    from tomgym.cli import main
+
+    argv = ["eval", "--agent", "random", "--env", "ToM-HiToM-O1-v0", "--n", "2"]
+    assert main([*argv, "--kwarg", "split=val", "--out", str(tmp_path / "x")]) == 2
+    assert "use --split val, not --kwarg split=" in capsys.readouterr().err

@@ -483,3 +483,12 @@ def test_kl_override_reaches_both_backends(capsys: pytest.CaptureFixture[str]) -
         assert json.loads(capsys.readouterr().out)["grpo"]["beta"] == beta
     assert run([*trl, "--kl", "-1"]) == 2
     assert "at least 0" in capsys.readouterr().err
+
+
+def test_a_misspelt_eval_split_is_refused_without_eval_envs_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "2", "--gpus", "1",
+            "--eval-split", "tset", "--dry-run"]  # fmt: skip
+    assert run(argv) == 2
+    assert "--eval-split must be one of" in capsys.readouterr().err

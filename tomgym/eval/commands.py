@@ -65,12 +65,21 @@ def _failures(command: str, failed: int, unanswered: int, errors: dict[str, int]
     return 1 if failed else 0
 
 
+def env_kwargs(pairs: list[str]) -> dict[str, Any]:
+    """The ``--kwarg`` pairs; the split has its own option (a suite's or --split's would be
+    overridden by it without a word, and a rerun without it would keep it)."""
+    kwargs = parse_kwargs(pairs)
+    if "split" in kwargs:
+        raise ValueError(f"use --split {kwargs['split']}, not --kwarg split=...")
+    return kwargs
+
+
 def _sampling(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "n": args.n,
         "seed": args.seed,
         "split": args.split,
-        "env_kwargs": parse_kwargs(args.kwarg) or None,
+        "env_kwargs": env_kwargs(args.kwarg) or None,
         "batch_size": args.batch_size,
         "workers": args.workers,
         "ray_address": args.ray_address,
@@ -154,9 +163,16 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--split",
         default=None,
-        help="split for envs that take one (default: test / suite's; else val, then test)",
+        help="split of the envs that have splits (default: test, or the suite's); an env "
+        "without it uses val, then test, else all its items, with a note",
     )
-    p.add_argument("--kwarg", action="append", default=[], metavar="KEY=VALUE", help="env kwarg")
+    p.add_argument(
+        "--kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="env keyword argument, the value as JSON (repeatable; the split is --split)",
+    )
     p.add_argument(
         "--item-order",
         choices=["shuffled", "first"],
@@ -177,7 +193,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 def add_commands(subparsers: Any) -> None:
     """Add ``eval`` and ``leaderboard`` to the ``tomgym`` command's subparsers."""
     p = subparsers.add_parser("eval", help="evaluate an agent on envs or a suite (resumable)")
-    p.add_argument("--agent", required=True, help="oracle, random, heuristic:NAME, hf:ID, ...")
+    p.add_argument(
+        "--agent",
+        required=True,
+        help="smollm2 (bundled), hf:ID_OR_PATH, vllm:ID_OR_PATH, openai:MODEL@URL, oracle, "
+        "random or heuristic:NAME",
+    )
     p.add_argument("--env", action="append", default=[], metavar="ID", help="env ID (repeatable)")
     p.add_argument("--suite", help="built-in suite name or path to a suite .json")
     p.add_argument("--out", required=True, help="results directory (rerun to resume)")

@@ -181,7 +181,7 @@ def check_envs(
     from tomgym.eval.runner import open_env
     from tomgym.items import SPLITS
 
-    if eval_envs and eval_split is not None and eval_split not in SPLITS:
+    if eval_split is not None and eval_split not in SPLITS:
         # the evaluation after training refuses it: refuse it now, not after hours of training
         raise ExportError(
             f"--eval-split must be one of {', '.join(SPLITS)}, got {eval_split!r}"
@@ -454,8 +454,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument(
         "--eval-only",
         action="store_true",
-        help="do not train: evaluate the checkpoints of the run in --out again (the same "
-        "command and options it was trained with; its evaluations resume)",
+        help="do not train: evaluate the checkpoints of the run in --out again, with the "
+        "--eval-* options and preset given now (evaluations already written resume)",
     )
     overrides = p.add_argument_group("preset overrides")
     overrides.add_argument("--lr", type=positive_float)
