@@ -141,11 +141,16 @@ def default_answer_type(fields: Mapping[str, Any]) -> str:
     return "text"
 
 
+_NONE_MEANS_DEFAULT = frozenset(
+    {"aliases", "candidates", "answer_type", "question_type", "source", "split", "metadata"}
+)
+
+
 def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMItem:
     """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields.
 
     A mapping without ``answer_type`` gets :func:`default_answer_type` (as a data file's rows
-    do), not the model's ``choice``.
+    do), not the model's ``choice``; an optional field given as None is left out.
     """
     if isinstance(record, ToMItem):
         return record
@@ -153,7 +158,9 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         raise ItemError(
             f"{where or 'item'}: expected a mapping or ToMItem, got {type(record).__name__}"
         )
-    fields = dict(record)
+    # None for an optional field means absent, as a data file's null does (order keeps None:
+    # it is that field's own "not applicable").
+    fields = {k: v for k, v in record.items() if v is not None or k not in _NONE_MEANS_DEFAULT}
     fields.setdefault("answer_type", default_answer_type(fields))
     try:
         return ToMItem.model_validate(fields)

@@ -64,3 +64,14 @@ def test_free_text_without_candidates_or_with_others_is_fine() -> None:
     aliased = {**GOOD, "answer_type": "text", "candidates": ["x", "ex"], "aliases": ["ex"]}
     with pytest.raises(ItemError, match="holds only the gold"):
         validate_item(aliased)  # both candidates read as the gold
+
+
+def test_none_for_an_optional_field_means_absent_as_a_files_null_does() -> None:
+    """register_tom_env(items=[{..., "candidates": None}]) failed ("valid tuple, got None")
+    where the same row in a JSONL file ("options": null) loads as free text."""
+    item = validate_item(
+        {"id": "q", "story": "s", "question": "Where?", "answer": "box", "candidates": None,
+         "aliases": None, "metadata": None, "split": None, "order": None}
+    )  # fmt: skip
+    assert item.candidates == () and item.answer_type == "text" and item.split == "all"
+    assert item.order is None and item.metadata == {}
