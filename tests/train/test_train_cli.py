@@ -492,3 +492,67 @@ def test_a_misspelt_eval_split_is_refused_without_eval_envs_too(
             "--eval-split", "tset", "--dry-run"]  # fmt: skip
     assert run(argv) == 2
     assert "--eval-split must be one of" in capsys.readouterr().err
+
+
+def test_a_run_directory_is_checked_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user review found: TRL checkpoints without a train_config.json were resumed (or picked
+    as an OpenRLHF run's best); --out naming a file passed the dry run; a changed --reward
+    resumed a TRL run; the refusal named only 'grpo' when its beta changed."""
+    from tomgym.train.commands import RUN_CONFIG
+
+    trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+           "--n", "2", "--dry-run"]  # fmt: skip
+    foreign = tmp_path / "foreign"
+    (foreign / "checkpoint-1").mkdir(parents=True)
+    for argv in (trl, ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "2",
+                       "--gpus", "1", "--dry-run"]):  # fmt: skip
+        assert run([*argv, "--out", str(foreign)]) == 2
+        assert "holds checkpoints (checkpoint-1) but no train_config.json" in (
+            capsys.readouterr().err
+        )
+    a_file = tmp_path / "afile.txt"
+    a_file.write_text("x")
+    assert run([*trl, "--out", str(a_file)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    out = tmp_path / "run"
+    out.mkdir()
+    assert run([*trl, "--reward", "lenient", "--out", str(out)]) == 0
+    capsys.readouterr()
+    # what the real run would write, then a rerun with another reward and another KL
+    from tomgym.train.commands import preset_from_args, train_env_kwargs, with_env_kwargs
+    from tomgym.train.trl_backend import grpo_settings
+
+    args = parse([*trl, "--reward", "lenient", "--out", str(out)])
+    config = with_env_kwargs(
+        {"backend": "trl", "model": "m", "train_envs": ["ToM-HiToM-O1-v0"], "split": "train",
+         "n": 2, "reward": preset_from_args(args).reward, "grpo": grpo_settings(args)},
+        train_env_kwargs(args),
+    )  # fmt: skip
+    (out / RUN_CONFIG).write_text(json.dumps(config))
+    assert run([*trl, "--reward", "lenient", "--out", str(out)]) == 0
+    assert run([*trl, "--reward", "tomrl", "--out", str(out)]) == 2
+    assert 'reward: "lenient" there, "tomrl" now' in capsys.readouterr().err
+    assert run([*trl, "--reward", "lenient", "--kl", "0.5", "--out", str(out)]) == 2
+    assert "grpo.beta: 0.01 there, 0.5 now" in capsys.readouterr().err
+    # a conversational TRL prompt cannot carry the think prefill: refused in the dry run
+    assert run([*trl, "--kwarg", "prefill_think=true", "--out", str(tmp_path / "p")]) == 2
+    assert "prefill_think=True cannot be exported as trl" in capsys.readouterr().err
+
+
+def test_a_finished_run_is_not_trained_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rerunning a finished run trained one more step (TRL) and re-saved final. `true` stands
+    in for OpenRLHF's interpreter (no GPU here): the rerun must not even start it."""
+    out = tmp_path / "run"
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "2", "--gpus", "1",
+            "--python", "true", "--out", str(out)]  # fmt: skip
+    assert run(argv) == 0
+    assert "true -m openrlhf" in capsys.readouterr().out
+    (out / "final").mkdir()
+    (out / "final" / "config.json").write_text("{}")
+    assert run(argv) == 0
+    captured = capsys.readouterr()
+    assert "true -m openrlhf" not in captured.out and "is finished" in captured.err

@@ -115,26 +115,60 @@ RUN_CONFIG = "train_config.json"
 
 
 def check_run_dir(out: Path, config: dict[str, Any]) -> None:
-    """Refuse a run directory that holds another training run (a different train_config.json):
-    its checkpoints would be taken for this run's. The same config is a rerun (resumed from
-    its last checkpoint where the backend can)."""
+    """Refuse a run directory that holds another training run (a different train_config.json,
+    or checkpoints without one): its checkpoints would be resumed or picked as this run's. The
+    same config is a rerun (resumed from its last checkpoint where the backend can)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give a directory for the run")
     path = out / RUN_CONFIG
     if not path.is_file():
-        if out.is_dir() and (out / "ckpt").exists():
+        saved = [p.name for p in (out / "ckpt", out / "final") if p.exists()]
+        saved += sorted(p.name for p in out.glob("checkpoint-*")) if out.is_dir() else []
+        if saved:
             raise ValueError(
-                f"--out {out} holds checkpoints but no {RUN_CONFIG}: use another --out"
+                f"--out {out} holds checkpoints ({', '.join(saved[:3])}) but no {RUN_CONFIG}: "
+                "use another --out"
             )
         return
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:
         raise ValueError(f"{path} is not valid JSON: use another --out or delete it") from None
-    if stored != json.loads(json.dumps(config)):
-        changed = sorted(k for k in {*stored, *config} if stored.get(k) != config.get(k))
+    changed = config_differences(stored, json.loads(json.dumps(config)))
+    if changed:
         raise ValueError(
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
-            f"{', '.join(changed)}); use another --out, or delete it to start again"
+            f"{'; '.join(changed[:6])}); use another --out, or delete it to start again"
         )
+
+
+def config_differences(stored: Any, config: Any, where: str = "") -> list[str]:
+    """Where two run configs differ, as ``key.sub: old -> new`` (nested keys named)."""
+    if isinstance(stored, dict) and isinstance(config, dict):
+        return [
+            difference
+            for key in sorted({*stored, *config})
+            for difference in config_differences(
+                stored.get(key), config.get(key), f"{where}.{key}" if where else key
+            )
+        ]
+    if stored == config:
+        return []
+    shown = [json.dumps(v)[:60] for v in (stored, config)]
+    return [f"{where or 'the config'}: {shown[0]} there, {shown[1]} now"]
+
+
+def is_finished(out: Path) -> bool:
+    """Whether the run saved its final model (training again would only add steps)."""
+    from tomgym.train.checkpoints import is_hf_checkpoint
+
+    return is_hf_checkpoint(out / "final")
+
+
+FINISHED_NOTE = (
+    "tomgym train: the run in {out} is finished (final/ is saved): not training again; "
+    "--eval-only re-evaluates its checkpoints"
+)
 
 
 def warn_selection_on_held_out(eval_envs: list[str]) -> None:
@@ -249,7 +283,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     )
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
-    out = Path(args.out)
+    out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
         if not args.dry_run:
@@ -292,6 +326,9 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         print("# would write:", *(f"#   {f}" for f in files), sep="\n")
         return 0
+    if is_finished(out):
+        print(FINISHED_NOTE.format(out=out), file=sys.stderr)
+        return evaluate_run(args, out, preset) if args.eval_env else 0
     export_dataset(
         args.train_env,
         args.split,
@@ -327,7 +364,7 @@ def evaluate_only(args: argparse.Namespace) -> int:
     training (an evaluation that failed, more eval envs, another --eval-agent). The options
     given now apply (eval envs, split, agent, items, the preset's response budget); the
     training options are not needed. Evaluations already written resume."""
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     if not args.eval_env:
         raise ValueError("--eval-only needs at least one --eval-env")
     if not (out / RUN_CONFIG).is_file():

@@ -9,16 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from tomgym.train.commands import (
+    FINISHED_NOTE,
     check_envs,
     check_eval_agent,
     check_run_dir,
     evaluate_run,
+    is_finished,
     preset_from_args,
     train_env_kwargs,
     with_env_kwargs,
     write_run_config,
 )
-from tomgym.train.export import check_trainable
+from tomgym.train.export import check_prefill, check_trainable, open_export_env
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 
 
@@ -49,7 +51,7 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     """
     preset = preset_from_args(args)
     settings: dict[str, Any] = {
-        "output_dir": str(Path(args.out)),
+        "output_dir": str(Path(args.out).resolve()),
         "learning_rate": preset.lr,
         "num_generations": preset.rollouts_per_prompt,
         "per_device_train_batch_size": preset.prompts_per_batch * preset.rollouts_per_prompt,
@@ -102,13 +104,17 @@ def run_trl(args: argparse.Namespace) -> int:
             env_kwargs=env_kwargs,
         )
         check_eval_agent(args)
+        for env_id in args.train_env:  # a conversational TRL prompt cannot carry the prefill
+            env, _ = open_export_env(env_id, args.split, **env_kwargs)
+            check_prefill("trl", env_id, env.prefill)
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
     config = {"backend": "trl", "model": args.model, "train_envs": args.train_env,
-              "split": args.split, "n": args.n, "grpo": settings}  # fmt: skip
+              "split": args.split, "n": args.n, "reward": env_kwargs["reward"],
+              "grpo": settings}  # fmt: skip
     config = with_env_kwargs(config, env_kwargs)
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     try:
         check_run_dir(out, config)
     except ValueError as exc:
@@ -118,6 +124,11 @@ def run_trl(args: argparse.Namespace) -> int:
         shown = {"backend": "trl", "model": args.model, "env_kwargs": env_kwargs, "grpo": settings}
         print(json.dumps(shown, indent=2))
         return 0
+    if is_finished(out):
+        print(FINISHED_NOTE.format(out=out), file=sys.stderr)
+        if not getattr(args, "eval_env", None):
+            return 0
+        return evaluate_run(args, out, preset_from_args(args))
     try:
         import trl
     except ImportError:
