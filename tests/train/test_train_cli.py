@@ -197,7 +197,8 @@ def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     results = checkpoints.evaluate_checkpoints(
         found, ["ToM-HiToM-O4-v0"], tmp_path, agent="hf", evaluate=fake_evaluate
     )
-    assert calls[0] == (f"hf:{found[0]}", checkpoints.checkpoint_eval_dir(tmp_path, found[0]))
+    eval_dir = checkpoints.checkpoint_eval_dir(tmp_path, found[0], agent="hf")
+    assert calls[0] == (f"hf:{found[0]}", eval_dir)
     assert calls[0][1].name.startswith("global_step8_hf-")
     best = checkpoints.write_best(results, tmp_path)
     assert best.step == 16  # ties go to the earlier checkpoint; final's partial 1.0 is no score
@@ -464,6 +465,11 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     assert again == record
     assert all((Path(r["eval_dir"]) / RESULTS_FILE).read_text() == written[r["path"]]
                for r in again["all"])  # fmt: skip
+    # another budget evaluates afresh beside the first (it was refused as "a different run")
+    assert run([*base, *evaluation[:-1], "12"]) == 0
+    third = json.loads((out / checkpoints.BEST_FILE).read_text())
+    assert all(r["eval_dir"].endswith("-hf-T0.6-max12") for r in third["all"])
+    assert all(Path(r["eval_dir"]).is_dir() for r in record["all"])  # the first ones kept
 
 
 def test_kl_override_reaches_both_backends(capsys: pytest.CaptureFixture[str]) -> None:

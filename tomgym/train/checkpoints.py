@@ -63,11 +63,24 @@ def checkpoint_fingerprint(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def checkpoint_eval_dir(run_dir: str | Path, path: Path) -> Path:
-    """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>``. Keyed by
-    name alone, a rerun's new checkpoint resumed the old one's results and was 'scored' from
-    them without loading a weight."""
-    return Path(run_dir) / "eval" / f"{path.name}-{checkpoint_fingerprint(path)}"
+def checkpoint_eval_dir(
+    run_dir: str | Path,
+    path: Path,
+    *,
+    agent: str = "vllm",
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+) -> Path:
+    """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>-<settings>``.
+    Keyed by name alone, a rerun's new checkpoint resumed the old one's results and was
+    'scored' from them without loading a weight; the agent kind, temperature and token budget
+    are in the name, so `--eval-only` with other ones evaluates afresh beside the first."""
+    settings = f"{agent}-T{_setting(temperature)}-max{_setting(max_new_tokens)}"
+    return Path(run_dir) / "eval" / f"{path.name}-{checkpoint_fingerprint(path)}-{settings}"
+
+
+def _setting(value: float | None) -> str:
+    return "default" if value is None else f"{value:g}"
 
 
 def evaluate_checkpoints(
@@ -89,7 +102,9 @@ def evaluate_checkpoints(
         evaluate = evaluate_fn
     results = []
     for path in checkpoints:
-        eval_dir = checkpoint_eval_dir(run_dir, path)
+        eval_dir = checkpoint_eval_dir(
+            run_dir, path, agent=agent, temperature=temperature, max_new_tokens=max_new_tokens
+        )
         summary = evaluate(
             f"{agent}:{path}",
             envs=list(eval_envs),
