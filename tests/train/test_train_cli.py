@@ -526,16 +526,10 @@ def test_a_run_directory_is_checked_before_anything_runs(
     out.mkdir()
     assert run([*trl, "--reward", "lenient", "--out", str(out)]) == 0
     capsys.readouterr()
-    # what the real run would write, then a rerun with another reward and another KL
-    from tomgym.train.commands import preset_from_args, train_env_kwargs, with_env_kwargs
-    from tomgym.train.trl_backend import grpo_settings
+    # what the real run writes, then a rerun with another reward and another KL
+    from tomgym.train.trl_backend import plan_trl_run
 
-    args = parse([*trl, "--reward", "lenient", "--out", str(out)])
-    config = with_env_kwargs(
-        {"backend": "trl", "model": "m", "train_envs": ["ToM-HiToM-O1-v0"], "split": "train",
-         "n": 2, "reward": preset_from_args(args).reward, "grpo": grpo_settings(args)},
-        train_env_kwargs(args),
-    )  # fmt: skip
+    config = plan_trl_run(parse([*trl, "--reward", "lenient", "--out", str(out)])).config
     (out / RUN_CONFIG).write_text(json.dumps(config))
     assert run([*trl, "--reward", "lenient", "--out", str(out)]) == 0
     assert run([*trl, "--reward", "tomrl", "--out", str(out)]) == 2
@@ -562,3 +556,31 @@ def test_a_finished_run_is_not_trained_again(
     assert run(argv) == 0
     captured = capsys.readouterr()
     assert "true -m openrlhf" not in captured.out and "is finished" in captured.err
+
+
+def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """Training on a held-out env, the test split or held-out items, or picking on test, passed
+    without a word (a user review); the trl backend ignored OpenRLHF's options silently."""
+    base = ["train", "--model", "m", "--n", "4", "--gpus", "1", "--dry-run"]
+    cases = [
+        (["--train-env", "ToM-HiToM-O4-v0"], "ToM-HiToM-O4-v0 is held out (from ToM-HiToM-v0"),
+        (["--train-env", "ToM-HiToM-O1-v0", "--split", "test"], "--split test trains on"),
+        (["--train-env", "ToM-HiToM-O2-v0", "--kwarg", "vocab_split=test"],
+         "--kwarg vocab_split=test serves held-out items"),
+        (["--train-env", "ToM-HiToM-O1-v0", "--eval-env", "ToM-HiToM-O1-v0", "--eval-agent",
+          "hf", "--eval-split", "test"], "picks the best checkpoint on the test split"),
+    ]  # fmt: skip
+    for extra, said in cases:
+        assert run([*base, *extra]) == 0
+        assert said in capsys.readouterr().err
+    assert run([*base, "--train-env", "ToM-HiToM-O1-v0"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+           "--n", "16", "--dry-run"]  # fmt: skip
+    assert run([*trl, "--gpus", "8", "--estimator", "reinforce"]) == 0
+    captured = capsys.readouterr()
+    assert "--estimator, --gpus are OpenRLHF options; the trl backend ignores them" in (
+        captured.err
+    )
+    grpo = json.loads(captured.out)["grpo"]
+    assert grpo["save_strategy"] == "steps" and grpo["save_steps"] == 2  # 16 rows, batches of 8

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tomgym.cli_args import non_negative_float, parse_kwargs, positive_float, positive_int
 from tomgym.train.export import (
@@ -171,6 +171,62 @@ FINISHED_NOTE = (
 )
 
 
+DEFAULT_ESTIMATOR: Literal["reinforce"] = "reinforce"
+OPENRLHF_ONLY = {
+    "estimator": "--estimator",
+    "gpus": "--gpus",
+    "vllm_tp": "--vllm-tp",
+    "address": "--address",
+    "python": "--python",
+}
+"""Options the trl backend has no use for (it says so rather than ignoring them)."""
+
+
+def warn_openrlhf_only(args: argparse.Namespace) -> None:
+    """Name the OpenRLHF options a trl run was given: they change nothing there."""
+    given = [flag for name, flag in OPENRLHF_ONLY.items() if getattr(args, name, None)]
+    if given:
+        print(
+            f"tomgym train: warning: {', '.join(given)} are OpenRLHF options; the trl backend "
+            "ignores them (it trains here, on this machine's devices, with TRL's group-mean "
+            "baseline: REINFORCE++-baseline)",
+            file=sys.stderr,
+        )
+
+
+def warn_held_out_training(
+    train_envs: list[str],
+    split: str | None,
+    eval_envs: list[str],
+    eval_split: str | None,
+    env_kwargs: dict[str, Any],
+) -> None:
+    """Say when training (or picking the best checkpoint) spends data that is meant to measure
+    generalisation: a held-out env, the test split, an argument serving held-out items."""
+    from tomgym.registry import get_spec
+
+    notes = [
+        f"{env_id} is held out (from {', '.join(get_spec(env_id).held_out_from) or 'training'})"
+        for env_id in train_envs
+        if get_spec(env_id).held_out
+    ]
+    if split == "test":
+        notes.append("--split test trains on the test split")
+    notes += [
+        f"--kwarg {key}={value} serves held-out items"
+        for key, value in env_kwargs.items()
+        if key.endswith("_split") and value == "test"
+    ]
+    if eval_envs and eval_split == "test":
+        notes.append("--eval-split test picks the best checkpoint on the test split")
+    if notes:
+        print(
+            f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
+            "generalisation for this model",
+            file=sys.stderr,
+        )
+
+
 def warn_selection_on_held_out(eval_envs: list[str]) -> None:
     """The best checkpoint is picked on the eval envs: when all are held out, their scores
     are no longer held out (arXiv 2507.15788 selects on in-distribution validation)."""
@@ -283,6 +339,9 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     )
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
+    warn_held_out_training(
+        args.train_env, args.split, args.eval_env, args.eval_split, env_kwargs
+    )
     out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -290,7 +349,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
             raise ValueError("no CUDA GPU found here: pass --gpus N (e.g. with --address RAY)")
         print("# no GPU found: showing the 1-GPU layout", file=sys.stderr)
         gpus = 1
-    layout = GpuLayout.for_gpus(gpus, args.vllm_tp)
+    layout = GpuLayout.for_gpus(gpus, args.vllm_tp or 1)
     dataset = out / "data" / "train.jsonl"
     save_steps = args.save_steps
     if save_steps is None:  # one checkpoint per pass over the data
@@ -301,10 +360,10 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         out,
         preset,
         layout,
-        estimator=args.estimator,
+        estimator=args.estimator or DEFAULT_ESTIMATOR,
         save_steps=save_steps,
         ray_address=args.address,
-        python=args.python,
+        python=args.python or sys.executable,
     )
     config = {
         "model": args.model,
@@ -313,7 +372,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         "split": args.split,
         "n": args.n,
         "preset": asdict(preset),
-        "estimator": args.estimator,
+        "estimator": args.estimator or DEFAULT_ESTIMATOR,
         "gpus": asdict(layout),
         "command": command,
     }
@@ -457,11 +516,12 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument(
         "--estimator",
         choices=("reinforce", "reinforce_baseline"),
-        default="reinforce",
-        help="OpenRLHF advantage estimator (default: reinforce, i.e. REINFORCE++)",
+        default=None,
+        help="OpenRLHF advantage estimator (default: reinforce, i.e. REINFORCE++; the trl "
+        "backend is always the group-baseline variant)",
     )
     p.add_argument("--gpus", type=positive_int, help="GPUs to use (default: all CUDA devices here)")
-    p.add_argument("--vllm-tp", type=positive_int, default=1, help="vLLM tensor parallel size")
+    p.add_argument("--vllm-tp", type=positive_int, help="vLLM tensor parallel size (default 1)")
     p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
     p.add_argument("--n", type=positive_int, help="training items per env")
     p.add_argument("--split", default="train", help="training split (default: train)")
@@ -478,9 +538,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--eval-n", type=positive_int, help="items per eval env")
     p.add_argument("--eval-split", default="val", help="split to pick the best checkpoint on")
     p.add_argument(
-        "--python",
-        default=sys.executable,
-        help="interpreter that has OpenRLHF (default: the one running tomgym)",
+        "--python", help="interpreter that has OpenRLHF (default: the one running tomgym)"
     )
     p.add_argument(
         "--allow-eval-only",

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tomgym.train.commands import (
     FINISHED_NOTE,
@@ -17,6 +17,9 @@ from tomgym.train.commands import (
     is_finished,
     preset_from_args,
     train_env_kwargs,
+    warn_held_out_training,
+    warn_openrlhf_only,
+    warn_selection_on_held_out,
     with_env_kwargs,
     write_run_config,
 )
@@ -83,41 +86,54 @@ def resolve_model_path(model: str) -> str:
     return model
 
 
-def run_trl(args: argparse.Namespace) -> int:
-    """Train with TRL's ``GRPOTrainer`` (not the CPU loop); 0 on success, 2 on a usage error."""
+class TrlPlan(NamedTuple):
+    """What a TRL run will do, checked: GRPOConfig settings, env kwargs, rows, run config."""
+
+    settings: dict[str, Any]
+    env_kwargs: dict[str, Any]
+    rows: int
+    config: dict[str, Any]
+
+
+def plan_trl_run(args: argparse.Namespace) -> TrlPlan:
+    """Every check a TRL run makes before anything is built or run (a dry run makes the same),
+    and the run config its directory records; a ValueError (or KeyError) names what is wrong."""
     if not args.train_env:
-        print("tomgym train: error: give at least one --train-env", file=sys.stderr)
-        return 2
-    try:
-        settings = grpo_settings(args)
-        # The preset's reward (--reward overrides it) and the --kwarg pairs, as for OpenRLHF.
-        env_kwargs = train_env_kwargs(args)
-        check_trainable(args.train_env, getattr(args, "allow_eval_only", False))
-        # The same checks in a dry run as in a real one, before anything is built or run.
-        # A procedural train env needs --n (as for OpenRLHF); a fixed one is used whole.
-        rows = check_envs(
-            args.train_env,
-            list(getattr(args, "eval_env", None) or []),
-            split=args.split,
-            eval_split=getattr(args, "eval_split", None),
-            n=args.n,
-            env_kwargs=env_kwargs,
-        )
-        check_eval_agent(args)
-        for env_id in args.train_env:  # a conversational TRL prompt cannot carry the prefill
-            env, _ = open_export_env(env_id, args.split, **env_kwargs)
-            check_prefill("trl", env_id, env.prefill)
-    except (KeyError, ValueError) as exc:
-        print(f"tomgym train: error: {exc}", file=sys.stderr)
-        return 2
+        raise ValueError("give at least one --train-env")
+    settings = grpo_settings(args)
+    # The preset's reward (--reward overrides it) and the --kwarg pairs, as for OpenRLHF.
+    env_kwargs = train_env_kwargs(args)
+    check_trainable(args.train_env, getattr(args, "allow_eval_only", False))
+    # A procedural train env needs --n (as for OpenRLHF); a fixed one is used whole.
+    eval_envs = list(getattr(args, "eval_env", None) or [])
+    eval_split = getattr(args, "eval_split", None)
+    rows = check_envs(
+        args.train_env, eval_envs, split=args.split, eval_split=eval_split, n=args.n,
+        env_kwargs=env_kwargs,
+    )  # fmt: skip
+    check_eval_agent(args)
+    warn_openrlhf_only(args)
+    warn_selection_on_held_out(eval_envs)
+    warn_held_out_training(args.train_env, args.split, eval_envs, eval_split, env_kwargs)
+    if not getattr(args, "save_steps", None):  # one checkpoint per pass, as for OpenRLHF
+        per_pass = max(1, rows // preset_from_args(args).prompts_per_batch)
+        settings.update(save_strategy="steps", save_steps=per_pass)
+    for env_id in args.train_env:  # a conversational TRL prompt cannot carry the prefill
+        env, _ = open_export_env(env_id, args.split, **env_kwargs)
+        check_prefill("trl", env_id, env.prefill)
     config = {"backend": "trl", "model": args.model, "train_envs": args.train_env,
               "split": args.split, "n": args.n, "reward": env_kwargs["reward"],
               "grpo": settings}  # fmt: skip
-    config = with_env_kwargs(config, env_kwargs)
+    return TrlPlan(settings, env_kwargs, rows, with_env_kwargs(config, env_kwargs))
+
+
+def run_trl(args: argparse.Namespace) -> int:
+    """Train with TRL's ``GRPOTrainer`` (not the CPU loop); 0 on success, 2 on a usage error."""
     out = Path(args.out).resolve()
     try:
+        settings, env_kwargs, rows, config = plan_trl_run(args)
         check_run_dir(out, config)
-    except ValueError as exc:
+    except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "dry_run", False):
