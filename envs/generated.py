@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from tomgym.world.render import TEMPLATE_SETS
+from tomgym.world.vocab import VOCABS
+
 
 class VariantConfig(Protocol):
     templates: str
@@ -12,12 +15,17 @@ class VariantConfig(Protocol):
 
 ALIASES = {"vocab": ("vocab_split", "train"), "templates": ("template_split", "canonical")}
 """Argument -> (its alias, its default)."""
+CHOICES = {"vocab": VOCABS, "templates": TEMPLATE_SETS}
+"""Argument -> the values it (and its alias) takes."""
 
 
 def resolve_alias(name: str, value: str, alias: str | None) -> str:
     """``vocab_split`` / ``template_split`` are aliases of ``vocab`` / ``templates``; giving
-    both, they must agree."""
+    both, they must agree. A bad value is named under the argument it was given as."""
     alias_name, default = ALIASES[name]
+    for given, chosen in ((name, value), (alias_name, alias)):
+        if chosen is not None and chosen not in CHOICES[name]:
+            raise ValueError(f"{given} must be one of {CHOICES[name]}, got {chosen!r}")
     if alias is None:
         return value
     if value not in (default, alias):

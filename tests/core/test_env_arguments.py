@@ -94,6 +94,11 @@ def test_bool_arguments_refuse_other_types(env_id: str, name: str, value: object
         ("ToM-HiToM-Original-v0", "order", "2"),
         ("ToM-HiToM-Original-v0", "order", True),
         ("ToM-HiToM-Original-v0", "order", 5),
+        # named as given (template_split's bad value read "templates must be one of")
+        (HITOM, "template_split", "x"),
+        (HITOM, "vocab", "tset"),
+        (TOMI, "vocab_split", "x"),
+        (TOMI, "templates", "x"),
     ],
 )
 def test_bad_values_are_refused_at_make(env_id: str, name: str, value: object) -> None:
