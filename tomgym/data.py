@@ -67,7 +67,7 @@ DATASETS: dict[str, Dataset] = {
             "tomi",
             "ToMi (Le et al. 2019; Clever-Hans correction: Shapira et al. 2023)",
             "https://github.com/facebookresearch/ToMi (original); the Clever-Hans "
-            "version from the authors' repository of 'Clever Hans or Neural Theory of Mind?'",
+            "version from https://github.com/salavi/Clever_Hans_or_N-ToM (Shapira et al. 2023)",
             "CC-BY-NC-4.0",
         ),
         Dataset(

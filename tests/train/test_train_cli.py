@@ -584,3 +584,13 @@ def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) 
     )
     grpo = json.loads(captured.out)["grpo"]
     assert grpo["save_strategy"] == "steps" and grpo["save_steps"] == 2  # 16 rows, batches of 8
+
+
+def test_an_env_given_twice_is_exported_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "d.jsonl"
+    assert run(["export", "--env", "ToM-HiToM-O1-v0", "ToM-HiToM-O1-v0", "--n", "2",
+                "--out", str(out)]) == 0  # fmt: skip
+    assert len(out.read_text().splitlines()) == 2  # it wrote 4 rows, each item twice
+    assert "ToM-HiToM-O1-v0 given more than once: used once" in capsys.readouterr().err

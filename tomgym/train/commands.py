@@ -21,6 +21,7 @@ from tomgym.train.export import (
     export_dataset,
     item_count,
     open_export_env,
+    unique_env_ids,
 )
 from tomgym.train.openrlhf_cmd import (
     PRESETS,
@@ -298,6 +299,8 @@ OVERLAP_PROBE_ITEMS = 5_000
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    args.train_env = unique_env_ids(args.train_env)  # one pass over each env's items
+    args.eval_env = list(dict.fromkeys(args.eval_env))
     if args.backend == "trl" and not getattr(args, "eval_only", False):
         return _run_trl(args)
     try:

@@ -72,6 +72,18 @@ def warn_process_only(env_ids: Sequence[str]) -> None:
         )
 
 
+def unique_env_ids(env_ids: Sequence[str]) -> list[str]:
+    """The IDs, each once: an ID given twice would put its rows in the data twice."""
+    unique = list(dict.fromkeys(env_ids))
+    if len(unique) < len(env_ids):
+        repeated = sorted({e for e in env_ids if list(env_ids).count(e) > 1})
+        print(
+            f"tomgym: warning: {', '.join(repeated)} given more than once: used once",
+            file=sys.stderr,
+        )
+    return unique
+
+
 def check_count(n: int | None) -> None:
     """Refuse a count of items below 1 (None means every item of a finite env)."""
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
@@ -201,6 +213,7 @@ def export_dataset(
         raise ExportError("no env IDs given")
     check_count(n)
     check_suffix(fmt, out)
+    env_ids = unique_env_ids(env_ids)
     check_trainable(env_ids, allow_eval_only)
     warn_process_only(env_ids)
     for env_id in env_ids:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tomgym.rewards import Score
-from tomgym.train.export import check_trainable
+from tomgym.train.export import check_trainable, unique_env_ids
 from tomgym.train.labels import (
     EpisodeLabel,
     decode_label,
@@ -168,7 +168,7 @@ def tom_rows(
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n (items per env) must be at least 1, got {n!r}")
-    ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    ids = [env_ids] if isinstance(env_ids, str) else unique_env_ids(env_ids)
     check_trainable(ids, allow_eval_only)
     rows = []
     for env_id in ids:
