@@ -575,6 +575,9 @@ def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) 
         assert said in capsys.readouterr().err
     assert run([*base, "--train-env", "ToM-HiToM-O1-v0"]) == 0
     assert "warning" not in capsys.readouterr().err
+    assert run([*base, "--train-env", "ToM-HiToM-O1-v0", "--kwarg", "prompt=cot", "--eval-env",
+                "ToM-HiToM-O1-v0", "--eval-agent", "hf"]) == 0  # fmt: skip
+    assert "--kwarg prompt applies to the training envs only" in capsys.readouterr().err
     trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
            "--n", "16", "--dry-run"]  # fmt: skip
     assert run([*trl, "--gpus", "8", "--estimator", "reinforce"]) == 0

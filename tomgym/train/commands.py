@@ -220,6 +220,13 @@ def warn_held_out_training(
     ]
     if eval_envs and eval_split == "test":
         notes.append("--eval-split test picks the best checkpoint on the test split")
+    prompting = sorted(set(env_kwargs) & {"prompt", "prefill_think"})
+    if eval_envs and prompting:
+        print(
+            f"tomgym train: warning: --kwarg {', '.join(prompting)} applies to the training envs "
+            "only: checkpoints are evaluated and picked with the eval envs' default prompt",
+            file=sys.stderr,
+        )
     if notes:
         print(
             f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
