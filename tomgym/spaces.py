@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
+from collections.abc import Sequence as CollectionsSequence
+from typing import Any, overload
 
+import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import shared_memory
 
 EXTRA_WHITESPACE = "\n\t"
 ACTION_MAX_CHARS = 16_384
@@ -37,12 +40,79 @@ class PrintableText(spaces.Text):
             f"plus newline and tab: {len(self.character_set)} characters>)"
         )
 
+    def __copy__(self) -> PrintableText:
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
     def __deepcopy__(self, memo: dict[int, Any]) -> PrintableText:
         clone = copy.copy(self)
         for name, value in vars(self).items():
             if name not in self._SHARED:
                 setattr(clone, name, copy.deepcopy(value, memo))
         return clone
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its bounds and generator: the tables (2 MB) are rebuilt from the shared
+        # prototype, so shipping an env to a worker or a Ray actor stays small.
+        return (_rebuilt_text_space, (self.max_length, self.min_length, self._np_random))
+
+
+def _rebuilt_text_space(max_length: int, min_length: int, np_random: Any) -> PrintableText:
+    space = text_space(max_length, min_length)
+    space._np_random = np_random
+    return space
+
+
+class SharedTexts(CollectionsSequence[str]):
+    """The texts of an async vector env's shared memory, decoded when read.
+
+    Gymnasium reads a Text space's shared memory once, when the vector env is built, into a
+    tuple of strings (empty then) and returns that tuple after every reset and step: every
+    observation came back as padding. This view decodes the current contents on each access;
+    a deep copy (what the vector env returns by default) is a plain tuple of the texts.
+    """
+
+    def __init__(self, space: spaces.Text, memory: Any, n: int) -> None:
+        self._space, self._memory, self._n = space, memory, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._n)))
+        if not -self._n <= index < self._n:
+            raise IndexError(f"index {index} out of range for {self._n} texts")
+        size = self._space.max_length
+        row = np.frombuffer(self._memory.get_obj(), dtype=np.int32)[
+            (index % self._n) * size : (index % self._n + 1) * size
+        ]
+        chars, end = self._space.character_list, len(self._space.character_set)
+        return "".join([chars[value] for value in row if value < end])
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, CollectionsSequence) else other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+@shared_memory.read_from_shared_memory.register(PrintableText)
+def _read_printable_texts(space: PrintableText, memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(space, memory, n)
 
 
 @functools.cache

@@ -126,16 +126,36 @@ def test_make_vec_with_same_step_autoreset(mode: str) -> None:
         vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
     )
     try:
-        _, infos = envs.reset(seed=0)
+        prompts, infos = envs.reset(seed=0)
+        # the observations are the prompts (async ones came back as padding: Gymnasium read the
+        # shared memory of a Text space once, when the vector env was built)
+        assert list(prompts) == [prompt_of(m) for m in infos["messages"]]
         for _ in range(3):
             answers = ["<think>x</think><answer>nowhere</answer>"] * 3
-            _, rewards, terminated, _, infos = envs.step(answers)
+            prompts, rewards, terminated, _, infos = envs.step(answers)
             assert all(terminated) and len(rewards) == 3
             assert list(infos["final_info"]["verdict"]) == ["no_candidate"] * 3
             assert "messages" in infos  # the next episodes are already reset
+            assert list(prompts) == [prompt_of(m) for m in infos["messages"]]
             assert list(rewards) == [pytest.approx(0.1)] * 3
     finally:
         envs.close()
+
+
+def prompt_of(messages: list[dict[str, str]]) -> str:
+    return "\n\n".join(m["content"] for m in messages)
+
+
+def test_a_space_pickles_small_and_copies_share_the_tables() -> None:
+    import copy
+    import pickle
+
+    env = tomgym.make("ToM-HiToM-O1-v0")
+    assert len(pickle.dumps(env)) < 20_000  # it was 2.2 MB: the character tables, twice
+    space = env.observation_space
+    again = pickle.loads(pickle.dumps(space))
+    assert again.max_length == space.max_length and again.character_set == space.character_set
+    assert copy.copy(space).character_set is space.character_set
 
 
 def test_gold_response_earns_the_max_for_each_preset() -> None:
