@@ -196,6 +196,7 @@ def register_tom_env(
         )
         raise ValueError(f"{env_id}: bad registration argument(s): {problems}") from None
     # Everything is checked: from here on nothing can fail half-way.
+    _changed()
     _SPECS[env_id] = spec
     if source is None:
         _SOURCES.pop(env_id, None)
@@ -211,6 +212,19 @@ def register_tom_env(
         disable_env_checker=False,
     )
     return spec
+
+
+_GENERATION = [0]
+
+
+def _changed() -> None:
+    _GENERATION[0] += 1
+
+
+def registry_generation() -> int:
+    """A number that changes whenever an env is registered or unregistered: caches of made
+    envs (the label scorers') key on it, so a re-registered ID is never scored on old items."""
+    return _GENERATION[0]
 
 
 def _is_tom_entry(env_id: str) -> bool:
@@ -246,6 +260,7 @@ def unregister_tom_env(env_id: str) -> None:
     """Remove a ToM env from both registries (a no-op for unknown IDs, and for Gymnasium IDs
     that tomgym did not register: those are left alone)."""
     ours = env_id in _SPECS or _is_tom_entry(env_id)
+    _changed()
     _SPECS.pop(env_id, None)
     _SOURCES.pop(env_id, None)
     if ours and env_id in gym.registry:

@@ -131,7 +131,6 @@ def test_labels_of_an_env_registered_with_another_reward_keep_its_minimum(tmp_pa
     """A plugin env whose default reward is tomrl: its labels record the spec, so a reward
     worker without the plugin (the env unknown there) gives unusable samples tomrl's -3, never
     rlvr's 0, which would pay more than a wrong answer (-1)."""
-    from tomgym.train import labels as labels_module
 
     env_id = "Test-Plugin-Reward-v0"
     items = [
@@ -147,11 +146,33 @@ def test_labels_of_an_env_registered_with_another_reward_keep_its_minimum(tmp_pa
         wrong = "<think>t</think><answer>box9</answer>"
         assert score_label(label, wrong)[0].reward == pytest.approx(-1.0)
     finally:
-        tomgym.unregister_tom_env(env_id)
-        labels_module._env.cache_clear()
+        tomgym.unregister_tom_env(env_id)  # the label scorers' caches see it go
     assert failure_reward(label) == -3.0  # the env is unknown now, as on a bare worker
     result = compute_score(env_id, "<think>t</think><answer>box0</answer>", label)
     assert result["score"] == -3.0 and result["error"]
     built_in = export_dataset([ENV], "train", 2, "openrlhf", tmp_path / "built_in.jsonl")
     first = json.loads(built_in.read_text().splitlines()[0])["label"]
     assert "reward" not in decode_label(first).kwargs  # rlvr: nothing to record
+
+
+def test_a_re_registered_env_is_scored_on_its_new_items() -> None:
+    """The label scorers cached the env per ID and kwargs: after registering the ID again (a
+    notebook) every adapter kept scoring against the old items, even after unregistering."""
+    from tomgym.train.trl import tom_answer_reward
+
+    env_id = "TestLabels-Reregistered-v0"
+    item = {"id": "q", "story": "s", "question": "Where?", "answer": "box",
+            "candidates": ["box", "basket"]}  # fmt: skip
+    label = encode_label(env_id, 0)
+    said_box = "<think>t</think><answer>box</answer>"
+    try:
+        tomgym.register_tom_env(env_id, items=[item])
+        assert score_label(label, said_box)[0].correct
+        assert tom_answer_reward(["p"], [said_box], label=[label]) == [1.0]
+        tomgym.register_tom_env(env_id, items=[{**item, "answer": "basket"}], overwrite=True)
+        assert not score_label(label, said_box)[0].correct
+        assert tom_answer_reward(["p"], [said_box], label=[label]) == [0.0]
+    finally:
+        tomgym.unregister_tom_env(env_id)
+    with pytest.raises(KeyError):  # unregistered: no longer scored on the cached env
+        score_label(label, said_box)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tomgym.data import MissingDataError
 from tomgym.env import SplitNotFoundError, ToMEnv
 from tomgym.items import ToMItem
+from tomgym.registry import registry_generation
 from tomgym.rewards import RewardSpec, Score, resolve_reward
 
 logger = logging.getLogger(__name__)
@@ -64,14 +65,16 @@ class _CachedEnv(NamedTuple):
 
 
 @functools.lru_cache(maxsize=64)
-def _env(env_id: str, kwargs_json: str) -> _CachedEnv:
+def _env(env_id: str, kwargs_json: str, generation: int) -> _CachedEnv:
     import tomgym
 
     return _CachedEnv(tomgym.make(env_id, **json.loads(kwargs_json)), threading.Lock())
 
 
 def _cached(label: EpisodeLabel) -> _CachedEnv:
-    return _env(label.env_id, json.dumps(label.kwargs, sort_keys=True))
+    # keyed on the registry's generation: a re-registered ID is made afresh
+    kwargs = json.dumps(label.kwargs, sort_keys=True)
+    return _env(label.env_id, kwargs, registry_generation())
 
 
 def env_for(label: EpisodeLabel) -> ToMEnv:

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tomgym.registry import registry_generation
 from tomgym.rewards import Score
 from tomgym.train.export import check_trainable, unique_env_ids
 from tomgym.train.labels import (
@@ -58,10 +59,15 @@ def score_completions(
     return scores
 
 
-@functools.lru_cache(maxsize=4096)
 def _score(label: str, text: str) -> Score:
     # TRL calls each reward function on the same batch: the format, answer and other parts
-    # all come from one scoring of each (label, completion), not three.
+    # all come from one scoring of each (label, completion), not three (and never from a
+    # scoring before the label's env was registered again).
+    return _memo_score(label, text, registry_generation())
+
+
+@functools.lru_cache(maxsize=4096)
+def _memo_score(label: str, text: str, generation: int) -> Score:
     return score_label(label, text)[0]
 
 
