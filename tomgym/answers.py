@@ -40,13 +40,23 @@ gold) may add this many words to the gold phrase: pasting the whole story names 
 NEGATIONS = frozenset(
     {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
      "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
-     "shouldnt", "aint"}
+     "shouldnt", "aint", "except", "excluding"}
 )  # fmt: skip
 """Words that negate what follows ("not the jar"); ``n't`` is read as its own word ``t`` after
 a word ending in ``n`` (``isn't`` -> ``isn t``)."""
 NEGATION_REACH = 3
 """How many words before a gold mention, within its clause, a negation still negates it:
 "is not (located) in the jar" but not "does not know it moved, so she looks in the jar"."""
+EXCLUDING_PAIRS = frozenset(
+    {("other", "than"), ("no", "longer"), ("anywhere", "but"), ("anything", "but"),
+     ("everywhere", "but"), ("everything", "but"), ("all", "but")}
+)  # fmt: skip
+"""Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar")."""
+REFUTING_WORDS = frozenset({"wrong", "incorrect"})
+"""Words that deny a mention they follow in its clause ("the jar is wrong")."""
+REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
+"""Words a negation after a mention denies it with ("the jar is not the answer")."""
+_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _ALTERNATIVE_SEPARATORS = re.compile(r"[,;/|\n]|\b(?:and|or)\b|&", re.IGNORECASE)
 LIST_PART_MAX_EXTRA_WORDS = 2
@@ -206,34 +216,55 @@ def _is_negation(tokens: Sequence[str], i: int) -> bool:
     return word in NEGATIONS or (word == "t" and i > 0 and tokens[i - 1].endswith("n"))
 
 
-def _phrase_starts(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> list[int]:
-    """Where any of ``phrases`` starts in ``tokens`` as whole consecutive words."""
-    starts = []
+def _phrase_spans(
+    tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]
+) -> list[tuple[int, int]]:
+    """Where any of ``phrases`` occurs in ``tokens`` as whole consecutive words: (start, end)."""
+    spans = []
     for phrase in phrases:
         if phrase:
             n, first = len(phrase), phrase[0]
-            starts += [
-                i for i, w in enumerate(tokens) if w == first and tuple(tokens[i : i + n]) == phrase
+            spans += [
+                (i, i + n)
+                for i, w in enumerate(tokens)
+                if w == first and tuple(tokens[i : i + n]) == phrase
             ]
-    return starts
+    return spans
 
 
 def may_negate(present: set[str]) -> bool:
     """Whether an answer with these words can negate anything (most cannot: no check then)."""
-    return not NEGATIONS.isdisjoint(present) or "t" in present
+    return not _NEGATION_CUES.isdisjoint(present)
 
 
 def negates(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
-    """Whether a mention of one of ``phrases`` follows a negation in its clause, at most
-    NEGATION_REACH words before it ("not the jar", "isn't in the jar")."""
+    """Whether a mention of one of ``phrases`` is denied in its clause: a negation at most
+    NEGATION_REACH words before it ("not the jar", "isn't in the jar", "anywhere except the
+    jar", "no longer in the jar"), or after it, as words that refute it ("the jar is wrong",
+    "the jar is not the answer")."""
     if not any(phrase and phrase[0] for phrase in phrases):
         return False
     for clause in _CLAUSE_BREAKS.split(answer):
         tokens = words(clause)
-        for start in _phrase_starts(tokens, phrases):
-            if any(_is_negation(tokens, i) for i in range(max(0, start - NEGATION_REACH), start)):
-                return True
+        if any(_denied(tokens, start, end) for start, end in _phrase_spans(tokens, phrases)):
+            return True
     return False
+
+
+def _denied(tokens: Sequence[str], start: int, end: int) -> bool:
+    """Whether the mention tokens[start:end] is negated before it or refuted after it."""
+    first = max(0, start - NEGATION_REACH)
+    if any(_is_negation(tokens, i) for i in range(first, start)):
+        return True
+    if any((tokens[i], tokens[i + 1]) in EXCLUDING_PAIRS for i in range(first, start - 1)):
+        return True
+    last = min(len(tokens), end + NEGATION_REACH + 1)
+    if not REFUTING_WORDS.isdisjoint(tokens[end:last]):
+        return True
+    return any(
+        _is_negation(tokens, j) and j + 1 < len(tokens) and tokens[j + 1] in REFUTED_AFTER_NEGATION
+        for j in range(end, last)
+    )
 
 
 def lists_alternatives(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
@@ -247,7 +278,7 @@ def lists_alternatives(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
     parts = [t for t in (words(part) for part in _ALTERNATIVE_SEPARATORS.split(answer)) if t]
     if len(parts) < 2:
         return False
-    with_gold = [bool(_phrase_starts(part, phrases)) for part in parts]
+    with_gold = [bool(_phrase_spans(part, phrases)) for part in parts]
     return any(with_gold) and any(
         not has and len(part) <= longest + LIST_PART_MAX_EXTRA_WORDS and not _is_negation(part, 0)
         for part, has in zip(parts, with_gold, strict=True)

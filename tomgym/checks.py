@@ -48,6 +48,8 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         responses["gold_inside_word"] = "<think>x</think><answer>know, yesterday</answer>"
     if item.answer_type in ("choice", "text"):
         responses["negated_gold"] = f"<think>x</think><answer>It is not in the {gold}.</answer>"
+        responses["refuted_gold"] = f"<think>x</think><answer>The {gold} is wrong.</answer>"
+        responses["gold_excluded"] = f"<think>x</think><answer>anywhere except the {gold}</answer>"
     if item.answer_type == "text" and not others:
         responses["gold_or_elsewhere"] = f"<think>x</think><answer>{gold} or elsewhere</answer>"
     if not others:
