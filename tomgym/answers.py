@@ -237,32 +237,63 @@ def may_negate(present: set[str]) -> bool:
     return not _NEGATION_CUES.isdisjoint(present)
 
 
-def negates(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+def negates(
+    answer: str, phrases: Sequence[tuple[str, ...]], golds_end_clauses: bool = False
+) -> bool:
     """Whether a mention of one of ``phrases`` is denied in its clause: a negation at most
     NEGATION_REACH words before it ("not the jar", "isn't in the jar", "anywhere except the
     jar", "no longer in the jar"), or after it, as words that refute it ("the jar is wrong",
-    "the jar is not the answer")."""
+    "the jar is not the answer"). ``golds_end_clauses``: the golds end with a clause break
+    themselves (a sentence answer, "Kai believes the trip was to Peru."), so the clause after
+    a mention that ends one is still the mention's ("... Peru. is wrong")."""
     if not any(phrase and phrase[0] for phrase in phrases):
         return False
-    for clause in _CLAUSE_BREAKS.split(answer):
-        tokens = words(clause)
-        if any(_denied(tokens, start, end) for start, end in _phrase_spans(tokens, phrases)):
-            return True
-    return False
+    # The answer's words with the clause each is in: a mention may span clause breaks (a gold
+    # that is a sentence, "Kai believes the trip was to Peru."), its context may not.
+    tokens: list[str] = []
+    clause_of: list[int] = []
+    for number, clause in enumerate(_CLAUSE_BREAKS.split(answer)):
+        clause_words = words(clause)
+        tokens += clause_words
+        clause_of += [number] * len(clause_words)
+    return any(
+        _denied(tokens, clause_of, s, e, golds_end_clauses)
+        for s, e in _phrase_spans(tokens, phrases)
+    )
 
 
-def _denied(tokens: Sequence[str], start: int, end: int) -> bool:
-    """Whether the mention tokens[start:end] is negated before it or refuted after it."""
-    first = max(0, start - NEGATION_REACH)
+def ends_clause(texts: Iterable[str]) -> bool:
+    """Whether any of the texts ends with a clause break (a sentence answer)."""
+    return any(_CLAUSE_BREAKS.fullmatch(text.rstrip()[-1:] or "x") for text in texts)
+
+
+def _denied(
+    tokens: Sequence[str], clause_of: Sequence[int], start: int, end: int, own_break: bool
+) -> bool:
+    """Whether the mention tokens[start:end] is negated before it or refuted after it, within
+    the clause it starts (before) or ends (after) in; ``own_break``: a clause that ends with
+    the mention continues into the next one (the break was the gold's own)."""
+    first = start
+    while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
+        first -= 1
     if any(_is_negation(tokens, i) for i in range(first, start)):
         return True
     if any((tokens[i], tokens[i + 1]) in EXCLUDING_PAIRS for i in range(first, start - 1)):
         return True
-    last = min(len(tokens), end + NEGATION_REACH + 1)
-    if not REFUTING_WORDS.isdisjoint(tokens[end:last]):
+    last = end
+    limit = min(len(tokens), end + NEGATION_REACH + 1)
+    clause = clause_of[end - 1]
+    if own_break and end < len(tokens) and clause_of[end] != clause:
+        clause = clause_of[end]
+    while last < limit and clause_of[last] == clause:
+        last += 1
+    if any(
+        tokens[j] in REFUTING_WORDS and not (j > end and _is_negation(tokens, j - 1))
+        for j in range(end, last)
+    ):  # "the jar is wrong", not "the jar, not wrong"
         return True
     return any(
-        _is_negation(tokens, j) and j + 1 < len(tokens) and tokens[j + 1] in REFUTED_AFTER_NEGATION
+        _is_negation(tokens, j) and j + 1 < last and tokens[j + 1] in REFUTED_AFTER_NEGATION
         for j in range(end, last)
     )
 
@@ -313,7 +344,9 @@ def judge_choice(
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
     if may_negate(present) and negates(
-        answer, [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p]
+        answer,
+        [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p],
+        ends_clause((gold, *aliases)),
     ):
         return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
@@ -339,7 +372,7 @@ def judge_text(
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
         if lists_alternatives(answer, gold_phrases):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
-    if may_negate(set(tokens)) and negates(answer, gold_phrases):
+    if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")
     return Judgement(True, "correct", "the gold phrase, and nothing else")
 

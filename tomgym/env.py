@@ -56,11 +56,11 @@ def arguments_of(where: str) -> Iterator[None]:
         yield
     except EnvArgumentError:
         raise
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:  # prompt=123 is a TypeError: named as the others
         raise EnvArgumentError(f"{where}: {_one_line(exc)}") from None
 
 
-def _one_line(exc: ValueError) -> str:
+def _one_line(exc: ValueError | TypeError) -> str:
     """A pydantic ValidationError as ``field: problem (got value)``; other errors as they are."""
     errors = getattr(exc, "errors", None)
     if not callable(errors):
@@ -452,4 +452,7 @@ class ToMEnv(gym.Env[str, str]):
             )
         )
         extra = _CANDIDATE_LIST_ALLOWANCE if self.prompt_preset.list_candidates else 0
-        return overhead + self.source.max_prompt_chars + extra
+        # a user_template may show the story (or question) more than once
+        template = self.prompt_preset.user_template
+        repeats = max(1, template.count("{story}"), template.count("{question}"))
+        return overhead + repeats * self.source.max_prompt_chars + extra

@@ -195,6 +195,7 @@ def register_tom_env(
             for err in exc.errors()
         )
         raise ValueError(f"{env_id}: bad registration argument(s): {problems}") from None
+    _check_kwargs(env_id, entry, spec.kwargs)
     # Everything is checked: from here on nothing can fail half-way.
     _changed()
     _SPECS[env_id] = spec
@@ -212,6 +213,34 @@ def register_tom_env(
         disable_env_checker=False,
     )
     return spec
+
+
+def _check_kwargs(env_id: str, entry: str, kwargs: Mapping[str, Any]) -> None:
+    """The default kwargs of a registration, checked before it is stored: every env's reward
+    and prompt, and (for envs of items or a generator) that nothing else is given but split."""
+    from tomgym.prompts import resolve_prompt
+    from tomgym.rewards import resolve_reward
+
+    try:
+        if "reward" in kwargs:
+            resolve_reward(kwargs["reward"])
+        if "prompt" in kwargs:
+            resolve_prompt(kwargs["prompt"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{env_id}: kwargs: {exc}") from None
+    if entry != ITEMS_ENTRY_POINT:
+        return  # a family's own arguments are checked when it is made
+    from tomgym.env import ToMEnv
+
+    known = ("split", *ToMEnv.ENV_ARGUMENTS)
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        close = {n: difflib.get_close_matches(n, known, n=1) for n in unknown}
+        hints = "".join(f"; did you mean {m[0]!r} for {n!r}?" for n, m in close.items() if m)
+        raise ValueError(
+            f"{env_id}: kwargs {unknown} are not arguments of an env of items, which takes "
+            f"{', '.join(known)}{hints}"
+        )
 
 
 _GENERATION = [0]

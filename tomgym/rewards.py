@@ -25,9 +25,9 @@ from tomgym.presets import resolve_preset
 
 
 class RewardSpec(BaseModel):
-    """A format part and a correctness part, added."""
+    """A format part and a correctness part, added (finite numbers: NaN or inf is refused)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     name: str = "custom"
     format_ok: float = Field(0.1, description="Added when the tag format holds.")

@@ -188,3 +188,14 @@ def test_free_text_list_check_keeps_explanations_exclusions_and_list_golds() -> 
     assert judge_text("In the garden, where Anne left it before going out", "garden").correct
     assert judge_text("the garden, not the hall", "garden").correct
     assert judge_text("Anne and Bob", "Anne and Bob").correct
+
+
+def test_a_sentence_gold_is_denied_across_its_own_full_stop() -> None:
+    """FANToM's golds are sentences: "The <gold> is wrong." split at the gold's own full stop
+    and was credited; the stop ends the gold, not the refuting clause."""
+    gold = "Kai believes the trip was to Peru."
+    others = [gold, "Kai believes the trip was to Chile."]
+    assert judge_choice(f"The {gold} is wrong.", gold, others).verdict == "wrong"
+    assert judge_choice(f"Not sure. {gold}", gold, others).correct
+    assert judge_choice(f"{gold} It is not wrong.", gold, others).correct
+    assert judge_text("The jar. Wrong answers elsewhere.", "jar").correct  # its own stop only
