@@ -245,3 +245,27 @@ def test_release_envs_check_their_arguments_before_reading_data(
     monkeypatch.setattr(data, "_override", tmp_path)
     with pytest.raises(EnvArgumentError, match=words):
         tomgym.make(env_id, **kwargs)
+
+
+def test_a_user_review_of_the_python_api() -> None:
+    """prompt=123 was a plain TypeError; NaN rewards were taken; a template showing the story
+    twice crashed reset on the release's longer stories; register_tom_env stored kwargs that
+    only failed at make time, maybe in another process."""
+    with pytest.raises(EnvArgumentError, match=f"{TOMI}: prompt must be a preset name"):
+        tomgym.make(TOMI, prompt=123)
+    for bad in (float("nan"), float("inf"), "1e400"):
+        with pytest.raises(EnvArgumentError, match="finite"):
+            tomgym.make(TOMI, reward={"correct": bad})
+    twice = {"user_template": "{story}\n\nAgain:\n{story}\n\n{question}"}
+    env = tomgym.make("ToM-HiToM-Original-O1-v0", prompt=twice)
+    for index in range(env.unwrapped.size):
+        observation, _ = env.reset(options={"index": index})
+        assert env.observation_space.contains(observation)
+    items = [{"id": "a", "story": "s", "question": "q", "answer": "box",
+              "candidates": ["box", "bag"]}]  # fmt: skip
+    for kwargs, said in (({"rewrd": "tomrl"}, "did you mean 'reward'"),
+                         ({"reward": "nope"}, "unknown reward preset")):  # fmt: skip
+        with pytest.raises(ValueError, match=said):
+            tomgym.register_tom_env("TestArgs-Kwargs-v0", items=items, kwargs=kwargs)
+        with pytest.raises(KeyError):  # nothing was stored
+            tomgym.get_spec("TestArgs-Kwargs-v0")
