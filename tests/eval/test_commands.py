@@ -82,3 +82,18 @@ def test_eval_takes_the_split_from_split_not_from_a_kwarg(
     argv = ["eval", "--agent", "random", "--env", "ToM-HiToM-O1-v0", "--n", "2"]
     assert main([*argv, "--kwarg", "split=val", "--out", str(tmp_path / "x")]) == 2
     assert "use --split val, not --kwarg split=" in capsys.readouterr().err
+
+
+def test_a_kwarg_that_redefines_a_held_out_env_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--kwarg orders=(0,) made the O4 column hold order-0 items without a word (the note was
+    printed for in-distribution envs only)."""
+    from tomgym.cli import main
+
+    argv = ["eval", "--agent", "heuristic:reality", "--env", "ToM-HiToM-O4-v0", "--n", "2",
+            "--kwarg", "orders=(0,)", "--out", str(tmp_path / "x"), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    assert "ToM-HiToM-O4-v0 with {'orders': (0,)} serves other items than its ID: its column" in (
+        capsys.readouterr().err
+    )

@@ -192,8 +192,9 @@ def resolve_targets(
             raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
         size = env.size
         marked = held_out is not None
+        changed = _changes_distribution(env_id, env, used, spec.held_out or marked)
         if held_out is None:
-            held_out = spec.held_out or _changes_distribution(env_id, env, used)
+            held_out = spec.held_out or changed
         count = min(wanted, size) if size is not None else wanted
         targets.append(
             EnvTarget(
@@ -244,7 +245,9 @@ NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think"
 """Env arguments that leave an ID's item distribution as it is (which items, how scored)."""
 
 
-def _changes_distribution(env_id: str, env: ToMEnv, kwargs: Mapping[str, Any]) -> bool:
+def _changes_distribution(
+    env_id: str, env: ToMEnv, kwargs: Mapping[str, Any], marked: bool = False
+) -> bool:
     """Whether ``kwargs`` make the env serve other items than its ID does (``vocab_split="test"``
     on ToM-HiToM-O2-v0 serves the NewVocab ID's items; ``vocab_split="train"``, its default,
     serves its own): its first items against those of the ID made with the neutral kwargs
@@ -263,9 +266,14 @@ def _changes_distribution(env_id: str, env: ToMEnv, kwargs: Mapping[str, Any]) -
     except (TypeError, ValueError, KeyError, IndexError):
         same = False
     if not same:
+        # said for an env already held out too: its column no longer holds its ID's items
+        counted = (
+            "its column shows those, not the ID's"
+            if marked
+            else "counted as held out (a suite entry can say otherwise with its held_out)"
+        )
         print(
-            f"tomgym: note: {env_id} with {changed} serves other items than its ID: counted as "
-            "held out (a suite entry can say otherwise with its held_out)",
+            f"tomgym: note: {env_id} with {changed} serves other items than its ID: {counted}",
             file=sys.stderr,
         )
     return not same
