@@ -106,3 +106,16 @@ def test_pasted_sentences_without_line_numbers_are_copied_too_and_claims_are_not
     agents = item.metadata["question_agents"]
     claims = f"{agents[0]} thinks the {obj} is in the {where}. The {obj} is in the {where}."
     assert think_features(f"<think>{claims}</think>", "", item.story)[0] >= MIN_THINK_WORDS
+
+
+def test_the_asked_object_counts_as_an_entity() -> None:
+    """Objects are not capitalised nor candidates: 'The nectarine is in the blue_drawer' named
+    one entity, so a correct chain of object claims read as unstructured."""
+    from tomgym.eval.metrics import story_entities, think_features
+
+    story = "1 Ann entered the hall.\n2 The nectarine is in the blue_drawer."
+    question = "Where is the nectarine really?"
+    assert "nectarine" in story_entities(story, ["blue_drawer", "red_box"], question)
+    assert "really" not in story_entities(story, [], question)  # only what the story names
+    think = "<think>The nectarine is in the blue_drawer.</think><answer>blue_drawer</answer>"
+    assert think_features(think, "", story, ["blue_drawer", "red_box"], question)[1] == 2

@@ -262,13 +262,16 @@ def label_macro_f1(records: Sequence[ResultRecord]) -> float | None:
     return macro_f1(predictions, golds)
 
 
-def story_entities(story: str, candidates: Sequence[str] = ()) -> set[str]:
+def story_entities(story: str, candidates: Sequence[str] = (), question: str = "") -> set[str]:
     """Names, containers and objects of a story, as normalised phrases.
 
-    Candidates present in the story plus capitalised words that are not sentence furniture.
+    Candidates present in the story, capitalised words that are not sentence furniture, and
+    the things the question asks about ("the nectarine") that the story names.
     """
     story_words = " " + " ".join(words(story)) + " "
-    found = set()
+    found = {
+        thing for thing in _ASKED_THING.findall(question.lower()) if f" {thing} " in story_words
+    }
     for candidate in candidates:
         phrase = " ".join(words(candidate))
         if phrase and f" {phrase} " in story_words:
@@ -281,8 +284,11 @@ def story_entities(story: str, candidates: Sequence[str] = ()) -> set[str]:
     return found
 
 
+_ASKED_THING = re.compile(r"\bthe ([a-z0-9_]+)")
+
+
 def think_features(
-    response: str, prefill: str, story: str, candidates: Sequence[str] = ()
+    response: str, prefill: str, story: str, candidates: Sequence[str] = (), question: str = ""
 ) -> tuple[int, int]:
     """(words of the think part not copied from the story, line numbers aside; distinct story
     entities it names); (0, 0) without one.
@@ -295,7 +301,7 @@ def think_features(
         return (0, 0)
     think_words = words(think)
     text = " " + " ".join(think_words) + " "
-    named = sum(f" {e} " in text for e in story_entities(story, candidates))
+    named = sum(f" {e} " in text for e in story_entities(story, candidates, question))
     kept = [w for w in think_words if not w.isdigit()]  # line numbers are not words of its own
     return (len(kept) - _copied(kept, [w for w in words(story) if not w.isdigit()]), named)
 

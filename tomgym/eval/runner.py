@@ -314,7 +314,9 @@ def score_response(
     lenient = bool(info["correct"])
     if info["verdict"] == "no_answer" and text.strip():
         lenient = judge_answer(text, item)[0]
-    think_words, think_entities = think_features(text, episode.prefill, item.story, item.candidates)
+    think_words, think_entities = think_features(
+        text, episode.prefill, item.story, item.candidates, item.question
+    )
     trace = trace_counts(text, episode.prefill, item.story, item.question, episode.family)
     metadata = item.metadata
     story_type = metadata.get("story_type")
