@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 import urllib.error
 import urllib.request
@@ -33,12 +34,28 @@ class RetryableError(RuntimeError):
         self.retry_after = retry_after
 
 
+_CONTEXT_LENGTH = re.compile(r"maximum context length is (\d+)")
+_PROMPT_TOKENS = re.compile(r"(\d+) in the messages")
+
+
 class RequestRefused(RuntimeError):
     """A 4xx other than the retryable ones: asking again will not help."""
 
     def __init__(self, status: int, detail: str) -> None:
         super().__init__(f"HTTP {status}: {detail}")
         self.status, self.detail = status, detail
+
+    @property
+    def completion_room(self) -> int | None:
+        """Tokens the context leaves after the prompt, when the server says the prompt fits
+        but prompt plus ``max_tokens`` does not (vLLM and OpenAI: "maximum context length is
+        1024 tokens ... (650 in the messages, 1050 in the completion)"); None otherwise."""
+        context = _CONTEXT_LENGTH.search(self.detail)
+        prompt = _PROMPT_TOKENS.search(self.detail)
+        if context is None or prompt is None:
+            return None
+        room = int(context.group(1)) - int(prompt.group(1))
+        return room if room > 0 else None
 
     @property
     def prompt_too_long(self) -> bool:
@@ -102,15 +119,20 @@ class OpenAIAgent:
         """One episode: the request, retried; a request that keeps failing is a failed Response."""
         start = time.perf_counter()
         error, error_retry_after = "", None
+        max_tokens: int | None = None  # lowered when the prompt fits but the budget does not
         for attempt in range(self.max_retries + 1):
-            if attempt:
+            if attempt and error:
                 time.sleep(self.backoff(attempt, error_retry_after))
             try:
-                reply = self.request(episode)
+                reply = self.request(episode, max_tokens)
             except RetryableError as exc:
                 error, error_retry_after = f"attempt {attempt + 1}: {exc}", exc.retry_after
                 continue
             except RequestRefused as exc:
+                room = exc.completion_room
+                if room is not None and max_tokens is None:
+                    max_tokens, error = room, ""  # asked again at once with what fits
+                    continue
                 if exc.prompt_too_long:  # scored as an empty answer: every rerun would fail too
                     return Response(
                         text="",
@@ -126,6 +148,8 @@ class OpenAIAgent:
             response = self.to_response(reply, episode)
             response.seconds = time.perf_counter() - start
             response.extra["attempts"] = attempt + 1
+            if max_tokens is not None:  # the context left less than --max-new-tokens
+                response.extra["max_tokens_lowered_to"] = max_tokens
             return response
         return Response(
             text="",
@@ -140,29 +164,31 @@ class OpenAIAgent:
         wait = self.backoff_base * 2 ** (attempt - 1) * (1 + 0.25 * self._rng.random())
         return min(self.backoff_max, max(wait, retry_after or 0.0))
 
-    def payload(self, episode: Episode) -> dict[str, Any]:
+    def payload(self, episode: Episode, max_tokens: int | None = None) -> dict[str, Any]:
         """The request body; its ``seed`` is ``item_seed(seed, episode)``, so each item has its
-        own (reproducible, resume-safe) draws on servers that honour seeds."""
+        own (reproducible, resume-safe) draws on servers that honour seeds. ``max_tokens``
+        lowers the budget for a prompt that leaves less room in the context."""
+        budget = self.sampling.max_new_tokens
         return {
             "model": self.model,
             "messages": episode.messages,
-            "max_tokens": self.sampling.max_new_tokens,
+            "max_tokens": budget if max_tokens is None else min(budget, max_tokens),
             "temperature": self.sampling.temperature,
             "top_p": self.sampling.top_p,
             "seed": item_seed(self.sampling.seed, episode),
         }
 
-    def request(self, episode: Episode) -> dict[str, Any]:
+    def request(self, episode: Episode, max_tokens: int | None = None) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        data = json.dumps(self.payload(episode)).encode()
+        data = json.dumps(self.payload(episode, max_tokens)).encode()
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as http:
                 raw = http.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:200].decode(errors="replace")
+            detail = exc.read()[:600].decode(errors="replace")
             if exc.code in RETRY_STATUS:
                 wait = _retry_after(exc.headers)
                 raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc

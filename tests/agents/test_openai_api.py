@@ -75,6 +75,13 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                     b'{"error": {"message": "This model\'s maximum context length is 8192 '
                     b'tokens", "code": "context_length_exceeded"}}',
                 )
+            if key == "budget-too-big" and body["max_tokens"] > 374:  # vLLM's wording
+                return self.send(
+                    400,
+                    b'{"error": {"message": "This model\'s maximum context length is 1024 tokens.'
+                    b' However, you requested 1700 tokens (650 in the messages, 1050 in the '
+                    b'completion). Please reduce the length of the messages or completion."}}',
+                )
             if key == "bad-json-once" and attempt == 1:
                 return self.send(200, b'{"choices": [')
             if key == "no-choices-once" and attempt == 1:
@@ -237,3 +244,17 @@ def test_a_prompt_too_long_for_the_model_is_answered_empty_not_failed(
     assert not response.failed and response.text == ""
     assert "prompt too long" in (response.error or "")
     assert script.seen["too-long"] == 1
+
+
+def test_a_budget_the_context_cannot_hold_is_lowered_not_scored_wrong(
+    server: tuple[str, Script],
+) -> None:
+    """--max-new-tokens above what the context leaves after the prompt made every item an
+    'unanswered' wrong answer in a complete run; the server's own numbers say what fits."""
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", max_new_tokens=1050, **FAST)
+    (response,) = agent.act([episode("budget-too-big")])
+    assert not response.failed and not response.error
+    assert response.text.endswith("<answer>budget-too-big</answer>")
+    assert response.extra["max_tokens_lowered_to"] == 374
+    assert [b["max_tokens"] for b in script.bodies] == [1050, 374]
