@@ -97,3 +97,16 @@ def test_a_kwarg_that_redefines_a_held_out_env_is_said(
     assert "ToM-HiToM-O4-v0 with {'orders': (0,)} serves other items than its ID: its column" in (
         capsys.readouterr().err
     )
+
+
+def test_leaderboard_says_a_directory_is_missing_or_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tomgym.cli import main
+
+    a_file = tmp_path / "afile"
+    a_file.write_text("x")
+    assert main(["leaderboard", str(tmp_path / "nope")]) == 2
+    assert "nope: no such directory" in capsys.readouterr().err
+    assert main(["leaderboard", str(a_file)]) == 2
+    assert "is a file, not an eval directory" in capsys.readouterr().err

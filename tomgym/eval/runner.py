@@ -824,6 +824,10 @@ def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Sum
 def summarise_dir(directory: str | os.PathLike[str], *, write: bool = True) -> Summary:
     """Rebuild the summary of a results directory from its records (``summary.json`` too,
     unless ``write=False``)."""
+    if not Path(directory).exists():
+        raise FileNotFoundError(f"{directory}: no such directory")
+    if not Path(directory).is_dir():
+        raise NotADirectoryError(f"{directory} is a file, not an eval directory")
     metadata = read_metadata(directory)
     if metadata is None:
         raise FileNotFoundError(f"{directory}: no {METADATA_FILE} (not a tomgym eval directory)")
