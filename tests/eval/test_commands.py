@@ -110,3 +110,22 @@ def test_leaderboard_says_a_directory_is_missing_or_a_file(
     assert "nope: no such directory" in capsys.readouterr().err
     assert main(["leaderboard", str(a_file)]) == 2
     assert "is a file, not an eval directory" in capsys.readouterr().err
+
+
+def test_a_run_over_fewer_envs_ranks_after_full_runs_and_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 10-item oracle-like run of one easy env ranked first above runs over every column."""
+    from tomgym.cli import main
+
+    easy, full = tmp_path / "easy", tmp_path / "full"
+    assert main(["eval", "--agent", "heuristic:reality", "--env", "ToM-HiToM-O0-v0", "--n", "4",
+                 "--out", str(easy), "--quiet"]) == 0  # fmt: skip
+    assert main(["eval", "--agent", "random", "--env", "ToM-HiToM-O0-v0", "--env",
+                 "ToM-HiToM-O4-v0", "--n", "4", "--out", str(full), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["leaderboard", str(easy), str(full), "--out", str(tmp_path / "board")]) == 0
+    board = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
+    assert [row["agent"] for row in board["rows"]] == ["random", "heuristic:reality"]
+    markdown = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "has no results for HiToM-O4" in markdown

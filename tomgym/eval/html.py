@@ -12,6 +12,7 @@ from tomgym.eval.leaderboard import (
     Leaderboard,
     LeaderboardRow,
     column_labels,
+    coverage_notes,
     extra_record_notes,
     items_label,
     mixed_notes,
@@ -183,6 +184,7 @@ def render_html(board: Leaderboard) -> str:
         note += f"\n<p>{escape(INCOMPLETE_NOTE)}</p>"
     if any(r.unanswered for r in board.rows):
         note += f"\n<p>{escape(UNANSWERED_NOTE)}</p>"
+    note += "".join(f"\n<p>{escape(line)}</p>" for line in coverage_notes(board))
     note += "".join(f"\n<p>{escape(line)}</p>" for line in extra_record_notes(board))
     note += "".join(f"\n<p>{escape(line)}</p>" for line in mixed_notes(board))
     return f"""<!DOCTYPE html>

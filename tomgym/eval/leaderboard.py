@@ -201,10 +201,11 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
             labels.update(_suite_labels(metadata.suite))
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
+    # So do runs over every column: an accuracy over a few easy envs is not above one over all.
     rows.sort(
-        key=lambda r: (r.accuracy is None, not r.complete or r.failed > 0, -(r.accuracy or 0.0),
-                       r.agent)
-    )
+        key=lambda r: (r.accuracy is None, not r.complete or r.failed > 0,
+                       len(set(r.envs) & set(envs)) < len(envs), -(r.accuracy or 0.0), r.agent)
+    )  # fmt: skip
     same_agent = Counter(r.agent for r in rows)
     names = Counter(Path(r.directory).name for r in rows)
     for row in rows:
@@ -296,6 +297,22 @@ UNANSWERED_NOTE = (
     "n marked (k unanswered) counts items the agent could not answer (a prompt longer than a "
     "served model's context), scored as wrong: its accuracy is not the model's on those items."
 )
+
+
+def coverage_notes(board: Leaderboard) -> list[str]:
+    """One line per row that has results for only some of the board's env columns."""
+    notes = []
+    for row in board.rows:
+        missing = [e for e in board.envs if row.envs.get(e) is None]
+        if missing and len(missing) < len(board.envs):
+            shown = ", ".join(_short_id(e) for e in missing[:4]) + (
+                f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+            )
+            notes.append(
+                f"{agent_label(row)} ({row.directory}) has no results for {shown}: its acc is "
+                "over its other envs only and ranks after the rows that cover every column."
+            )
+    return notes
 
 
 def extra_record_notes(board: Leaderboard) -> list[str]:
@@ -409,6 +426,7 @@ def to_markdown(board: Leaderboard) -> str:
         notes.append(INCOMPLETE_NOTE)
     if any(r.unanswered for r in board.rows):
         notes.append(UNANSWERED_NOTE)
+    notes += coverage_notes(board)
     notes += extra_record_notes(board)
     notes += mixed_notes(board)
     if any(r.privileged for r in board.rows):
