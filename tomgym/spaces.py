@@ -75,6 +75,8 @@ class SharedTexts(CollectionsSequence[str]):
 
     def __init__(self, space: spaces.Text, memory: Any, n: int) -> None:
         self._space, self._memory, self._n = space, memory, n
+        # index -> code point, so a text decodes in one numpy pass, not a loop per character
+        self._codes = np.fromiter(map(ord, space.character_list), dtype=np.uint32)
 
     def __len__(self) -> int:
         return self._n
@@ -94,8 +96,8 @@ class SharedTexts(CollectionsSequence[str]):
         row = np.frombuffer(self._memory.get_obj(), dtype=np.int32)[
             (index % self._n) * size : (index % self._n + 1) * size
         ]
-        chars, end = self._space.character_list, len(self._space.character_set)
-        return "".join([chars[value] for value in row if value < end])
+        kept = row[(row >= 0) & (row < len(self._codes))]  # the padding is len(charset)
+        return str(self._codes[kept].astype("<u4").tobytes().decode("utf-32-le"))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
         return tuple(self)
