@@ -176,3 +176,28 @@ def test_a_re_registered_env_is_scored_on_its_new_items() -> None:
         tomgym.unregister_tom_env(env_id)
     with pytest.raises(KeyError):  # unregistered: no longer scored on the cached env
         score_label(label, said_box)
+
+
+def test_every_adapter_reads_a_completion_alike() -> None:
+    """veRL and OpenRLHF scored str(list) of chat messages (the minimum, with no error) where
+    TRL read the assistant's content; None was scored as the text 'None'; labels=None raised
+    inside OpenRLHF's reward hook."""
+    from tomgym.train.openrlhf_reward import reward_func
+    from tomgym.train.trl import tom_answer_reward
+
+    gold = labelled_episode(decode_label(encode_label(ENV, 0)))[2].gold_text
+    text = f"<think>t</think><answer>{gold}</answer>"
+    label = encode_label(ENV, 0)
+    forms = [
+        text,
+        [{"role": "assistant", "content": text}],
+        [{"role": "assistant", "content": [{"type": "text", "text": text}]}],
+        {"role": "assistant", "content": text},
+    ]
+    for form in forms:
+        assert compute_score(ENV, form, label)["correct"] == 1.0, form
+        assert tom_answer_reward(["p"], [form], label=[label]) == [1.0], form
+    unusable = compute_score(ENV, None, label)
+    assert unusable["correct"] == 0.0 and "completion must be text" in unusable["error"]
+    out = reward_func([text], None, None)  # type: ignore[arg-type]
+    assert out["rewards"].tolist() == [0.0]  # the failure reward, not an exception

@@ -229,3 +229,35 @@ def failure_reward(label: Any) -> float:
     Every adapter uses this, so an unusable label never earns more than a wrong answer.
     """
     return sum(failure_parts(label))
+
+
+def response_text(completion: Any) -> str:
+    """The response a trainer hands over, as text: a string; chat messages (the assistant's,
+    joined); a message; or content parts (``{"type": "text", "text": ...}``). Anything else
+    (None, numbers) is a TypeError, which every adapter turns into its failure reward."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        return _content_text(completion.get("content"))
+    if isinstance(completion, list | tuple) and all(isinstance(m, Mapping) for m in completion):
+        if any("role" in m for m in completion):
+            return "".join(
+                _content_text(m.get("content")) for m in completion if m.get("role") == "assistant"
+            )
+        return _content_text(list(completion))
+    raise TypeError(f"a completion must be text or chat messages, got {type(completion).__name__}")
+
+
+def _content_text(content: Any) -> str:
+    """A message's content: text, or content parts whose text ones are joined."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple):
+        return "".join(
+            str(part.get("text") or "")
+            for part in content
+            if isinstance(part, Mapping) and part.get("type", "text") == "text"
+        )
+    raise TypeError(f"message content must be text or parts, got {type(content).__name__}")

@@ -124,6 +124,7 @@ def reward_func(
 ) -> dict[str, Any]:
     """OpenRLHF's hook: 1-D float tensors ``rewards`` and ``scores`` and per-key ``extra_logs``."""
     outcomes: list[Outcome] = []
+    labels, prompts = list(labels or []), list(prompts or [])  # None from a misconfigured run
     for i, query in enumerate(queries):
         label = labels[i] if i < len(labels) else None
         try:

@@ -16,6 +16,7 @@ from tomgym.train.labels import (
     decode_label,
     episode_prompt,
     open_labelled_env,
+    response_text,
     score_label,
 )
 
@@ -25,10 +26,9 @@ RewardFunc = Callable[..., list[float | None]]
 
 
 def completion_text(completion: str | Sequence[dict[str, Any]]) -> str:
-    """The response text of a TRL completion: a string, or conversational assistant messages."""
-    if isinstance(completion, str):
-        return completion
-    return "".join(str(m.get("content") or "") for m in completion if m.get("role") == "assistant")
+    """The response text of a TRL completion: a string, or conversational assistant messages
+    (content text or parts), as every adapter reads it (:func:`labels.response_text`)."""
+    return response_text(completion)
 
 
 def score_completions(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tomgym.train.labels import failure_parts, score_label
+from tomgym.train.labels import failure_parts, response_text, score_label
 
 # veRL's reward managers collect every key of the returned dict into per-sample lists, so every
 # call returns the same keys (score, format, answer, correct, format_ok, error), errors included.
@@ -49,7 +49,7 @@ def compute_score(
     label: Any = ground_truth
     try:
         label = ground_truth.item() if hasattr(ground_truth, "item") else ground_truth
-        score, _ = score_label(label, str(solution_str))
+        score, _ = score_label(label, response_text(solution_str))
         return {
             "score": float(score.reward),
             "format": float(score.parts.get("format", 0.0)),
