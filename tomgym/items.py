@@ -87,6 +87,8 @@ class ToMItem(BaseModel):
             )
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError("candidates: candidates contain duplicates")
+        if any(not c.strip() for c in self.candidates):
+            raise ValueError("candidates: a candidate is empty")
         if self.candidates and self.answer_type in ("choice", "text") and self._gold_only():
             raise ValueError(
                 f"candidates: {list(self.candidates)} holds only the gold answer, which "

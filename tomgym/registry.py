@@ -317,6 +317,11 @@ def registered_source(env_id: str) -> ItemSource:
     try:
         return _SOURCES[env_id]
     except KeyError:
+        if env_id in _SPECS:  # a family env: ToMEnv itself serves only registered items
+            raise ValueError(
+                f"{env_id} is a {_SPECS[env_id].family} env, not one of registered items: make "
+                f"it with tomgym.make({env_id!r}), not ToMEnv({env_id!r})"
+            ) from None
         raise UnknownEnvError(unknown_id_message(env_id)) from None
 
 

@@ -74,6 +74,8 @@ class GeneratedSource:
 
 def first_items(source: ItemSource, n: int | None = None) -> list[ToMItem]:
     """The first ``n`` items (all of a finite source when ``n`` is None)."""
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"n (how many items) must be a whole number of at least 1, got {n!r}")
     if source.size is None:
         if n is None:
             raise ValueError("a procedural env has no end: pass n= to say how many items you want")

@@ -269,3 +269,11 @@ def test_a_user_review_of_the_python_api() -> None:
             tomgym.register_tom_env("TestArgs-Kwargs-v0", items=items, kwargs=kwargs)
         with pytest.raises(KeyError):  # nothing was stored
             tomgym.get_spec("TestArgs-Kwargs-v0")
+
+
+def test_load_items_refuses_a_bad_count_and_tomenv_names_a_family_id() -> None:
+    for n in (-1, 0, 1.5, True):
+        with pytest.raises(ValueError, match="at least 1"):
+            tomgym.load_items("ToM-HiToM-Original-O1-v0", n=n)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"make it with tomgym.make\('ToM-HiToM-v0'\)"):
+        tomgym.ToMEnv("ToM-HiToM-v0")

@@ -75,3 +75,8 @@ def test_none_for_an_optional_field_means_absent_as_a_files_null_does() -> None:
     )  # fmt: skip
     assert item.candidates == () and item.answer_type == "text" and item.split == "all"
     assert item.order is None and item.metadata == {}
+
+
+def test_an_empty_candidate_is_refused() -> None:
+    with pytest.raises(ItemError, match="a candidate is empty"):
+        validate_item({**GOOD, "candidates": ["x", " ", "y"]})

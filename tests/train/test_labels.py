@@ -201,3 +201,19 @@ def test_every_adapter_reads_a_completion_alike() -> None:
     assert unusable["correct"] == 0.0 and "completion must be text" in unusable["error"]
     out = reward_func([text], None, None)  # type: ignore[arg-type]
     assert out["rewards"].tolist() == [0.0]  # the failure reward, not an exception
+
+
+def test_labels_take_numpy_numbers_and_refuse_loose_indices() -> None:
+    """tom_rows(seed=np.int64(3)) failed ('int64 is not JSON serializable') though the env
+    takes it; an index of "3", 3.0 or true was read as an index."""
+    import numpy as np
+
+    from tomgym.train.labels import LabelError
+    from tomgym.train.trl import tom_rows
+
+    label = encode_label(ENV, np.int64(3), seed=np.int64(2))
+    assert decode_label(label).index == 3 and decode_label(label).kwargs == {"seed": 2}
+    assert len(tom_rows(ENV, n=2, seed=np.int64(3))) == 2
+    for index in ("3", 3.0, True):
+        with pytest.raises(LabelError):
+            decode_label({"env_id": ENV, "index": index, "kwargs": {}})

@@ -9,11 +9,12 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import numbers
 import threading
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from tomgym.data import MissingDataError
 from tomgym.env import SplitNotFoundError, ToMEnv
@@ -35,7 +36,7 @@ class EpisodeLabel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     env_id: str
-    index: int = Field(ge=0)
+    index: StrictInt = Field(ge=0)  # "3", 3.0 or true are not indices
     kwargs: dict[str, Any] = Field(default_factory=dict)
 
     def dumps(self) -> str:
@@ -43,7 +44,24 @@ class EpisodeLabel(BaseModel):
 
 
 def encode_label(env_id: str, index: int, **kwargs: Any) -> str:
-    return EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs).dumps()
+    """The label of item ``index`` of ``env_id`` made with ``kwargs``, as JSON text (numpy
+    integers and floats, which envs accept, are written as plain numbers)."""
+    return EpisodeLabel(env_id=env_id, index=_plain(index), kwargs=_plain(kwargs)).dumps()
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars (and those inside lists, tuples and dicts) as Python numbers."""
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def decode_label(label: str | dict[str, Any] | EpisodeLabel) -> EpisodeLabel:
