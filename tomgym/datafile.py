@@ -365,6 +365,12 @@ def column_mapping(
     return {field: column for field, column in given.items() if column is not None}
 
 
+AUTO_MAPPED = ("candidates", "aliases", "answer_type", "question_type")
+"""Optional fields a same-named column fills without a mapping. ``id``, ``split`` and ``order``
+are not among them: files use such names for other things (a story id shared by its
+questions, a 'dev' split, a row order), so those are named in a warning instead."""
+
+
 def load_file_items(
     path: str | Path,
     env_id: str,
@@ -375,13 +381,20 @@ def load_file_items(
 ) -> list[ToMItem]:
     """The validated items of a file (what :func:`register_from_file` would register).
 
-    A column named like an item field (``candidates``, ``split``, ...) that the mapping leaves
-    out goes to the metadata, as every unmapped column does, with a warning naming it: items
-    without their candidates are judged as free text, where a hedge can name the gold.
+    A column named exactly like one of :data:`AUTO_MAPPED` fills that field unless the mapping
+    says otherwise. One named like another item field (``id``, ``split``, ``order``) that the
+    mapping leaves out goes to the metadata, as every unmapped column does, with a warning
+    naming it.
     """
     rows, problems, unit = read_rows(path)
     columns = {key for _, row in rows for key in row}
     used = set(mapping.values())
+    # Columns named exactly like a field whose meaning no other use shares are taken as it:
+    # a file written with ToMItem's names keeps its candidates (left out, its items were free
+    # text, where "box or bag" names the gold).
+    auto = {f: f for f in AUTO_MAPPED if f in columns and f not in mapping and f not in used}
+    mapping = {**mapping, **auto}
+    used |= set(auto)
     unmapped = [f for f in FIELDS if f in columns and f not in mapping and f not in used]
     if unmapped:
         first = unmapped[0]

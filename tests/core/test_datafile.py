@@ -274,25 +274,29 @@ def test_a_yes_no_row_whose_gold_is_not_yes_or_no_is_a_row_problem(
     assert "line 1" in str(caught.value) and "starting with yes or no" in str(caught.value)
 
 
-def test_columns_named_like_fields_but_unmapped_are_named_in_a_warning(
+def test_columns_named_like_fields_are_mapped_or_named_in_a_warning(
     tmp_path: Path, env_id: str
 ) -> None:
-    """A JSONL file written with the field names but registered without a mapping keeps its
-    candidates in the metadata (free-text items, where "box or bag" names the gold): the user
-    is told which columns to map. They are not mapped silently: existing files use such names
-    for other things (a story id shared by its questions, a 'dev' split)."""
+    """A JSONL file written with the field names but registered without a mapping kept its
+    candidates in the metadata (free-text items, where "box or bag" names the gold): a
+    candidates column is now taken as the candidates. id and split are not mapped silently:
+    files use such names for other things (a story id shared by its questions, a 'dev' split),
+    so the user is told which columns to map."""
     rows: list[dict[str, Any]] = [
         {"id": "7", "story": STORY, "question": "Where is the ball?", "answer": "bag",
          "candidates": ["box", "bag"], "split": "dev"}
         for _ in range(2)
     ]
     path = write_jsonl(tmp_path / "f.jsonl", rows)
-    with pytest.warns(UserWarning, match=r"'id', 'candidates', 'split' are named like item fields"):
+    with pytest.warns(UserWarning, match=r"'id', 'split' are named like item fields"):
         items = load_file_items(path, env_id, column_mapping())
-    assert items[0].metadata["candidates"] == ["box", "bag"] and items[0].split == "all"
+    assert items[0].answer_type == "choice" and items[0].candidates == ("box", "bag")
+    assert items[0].split == "all" and items[0].metadata["split"] == "dev"
+    renamed = [{**row, "options": row["candidates"]} for row in rows]
+    path = write_jsonl(tmp_path / "g.jsonl", renamed)
     with pytest.warns(UserWarning, match="'id', 'split' are named"):
-        mapped = load_file_items(path, env_id, column_mapping(candidates="candidates"))
-    assert mapped[0].answer_type == "choice"
+        mapped = load_file_items(path, env_id, column_mapping(candidates="options"))
+    assert mapped[0].candidates == ("box", "bag")  # the mapping wins over the same-named column
 
 
 def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path) -> None:
