@@ -108,7 +108,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         try:
             report = check_tom_env(env_id, n_items=args.items)
         except MissingDataError as exc:  # not installed here: nothing to check, not a failure
-            print(f"skip {env_id}: its release is not under the data root ({exc})")
+            reason = str(exc).split(" (data root", 1)[0]  # the file; `tomgym data status` has more
+            print(f"skip {env_id}: {reason}")
             skipped += 1
             continue
         except Exception as exc:  # report it and go on to the next env
