@@ -129,3 +129,22 @@ def test_a_run_over_fewer_envs_ranks_after_full_runs_and_is_named(
     assert [row["agent"] for row in board["rows"]] == ["random", "heuristic:reality"]
     markdown = (tmp_path / "board" / "leaderboard.md").read_text()
     assert "has no results for HiToM-O4" in markdown
+
+
+def test_a_resumed_directory_keeps_its_first_revision_and_lists_every_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rerun rewrote git_revision to the current HEAD, though the records came from older
+    code; uncommitted changes were not marked."""
+    from tomgym.eval import runner
+    from tomgym.eval.store import read_metadata
+
+    out = tmp_path / "run"
+    argv = ["eval", "--agent", "random", "--env", "ToM-HiToM-O1-v0", "--out", str(out), "--quiet"]
+    monkeypatch.setattr(runner, "git_revision", lambda: "aaa")
+    assert run_cli(*argv, "--n", "2") == 0
+    monkeypatch.setattr(runner, "git_revision", lambda: "bbb-dirty")
+    assert run_cli(*argv, "--n", "3") == 0
+    metadata = read_metadata(out)
+    assert metadata is not None
+    assert metadata.git_revision == "aaa" and metadata.revisions == ["aaa", "bbb-dirty"]

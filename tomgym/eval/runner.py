@@ -485,7 +485,21 @@ def git_revision() -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    revision = out.stdout.strip() if out.returncode == 0 else ""
+    if not revision:
+        return None
+    try:  # uncommitted changes to tracked files: the revision alone does not say what ran
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return revision
+    return revision + "-dirty" if status.returncode == 0 and status.stdout.strip() else revision
 
 
 def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
@@ -676,9 +690,16 @@ def evaluate(
         targets = [keep_stored_order(t, old, given=item_order is not None) for t in targets]
         targets = [keep_stored_marking(t, old) for t in targets]
     plans = [t.plan() for t in targets]
+    revision = git_revision()
+    revisions: list[str] = []
+    if old is not None:
+        revisions = list(old.revisions or ([old.git_revision] if old.git_revision else []))
+    if revision and revision not in revisions[-1:]:
+        revisions.append(revision)
     metadata = RunMetadata(
         tomgym_version=_version(),
-        git_revision=git_revision(),
+        git_revision=old.git_revision if old is not None else revision,
+        revisions=revisions,
         agent=spec,
         privileged=False,
         sampling=sampling,

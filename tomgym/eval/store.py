@@ -127,7 +127,14 @@ class RunMetadata(BaseModel):
     """What produced a results directory; a resumed run must agree on what matters."""
 
     tomgym_version: str
-    git_revision: str | None = None
+    git_revision: str | None = Field(
+        default=None, description="The revision of the session that created the directory."
+    )
+    revisions: list[str] = Field(
+        default_factory=list,
+        description="The revision of every session that ran in the directory, oldest first "
+        "('-dirty': with uncommitted changes): a resumed run's records may come from several.",
+    )
     agent: str
     agent_description: dict[str, Any] = Field(default_factory=dict)
     privileged: bool = False
