@@ -474,23 +474,20 @@ def _duration(seconds: float) -> str:
 
 
 def git_revision() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    revision = out.stdout.strip() if out.returncode == 0 else ""
+    """HEAD of the checkout tomgym runs from, ``-dirty`` with uncommitted changes to tracked
+    files (the revision alone does not say what ran); None outside a git checkout."""
+    revision = _git("rev-parse", "HEAD")
     if not revision:
         return None
-    try:  # uncommitted changes to tracked files: the revision alone does not say what ran
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    return revision + "-dirty" if dirty else revision
+
+
+def _git(*args: str) -> str:
+    """A git command's output in tomgym's directory ("" when git fails or is missing)."""
+    try:
+        out = subprocess.run(
+            ["git", *args],
             cwd=Path(__file__).resolve().parent,
             capture_output=True,
             text=True,
@@ -498,8 +495,8 @@ def git_revision() -> str | None:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return revision
-    return revision + "-dirty" if status.returncode == 0 and status.stdout.strip() else revision
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
 
 
 def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:

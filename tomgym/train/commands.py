@@ -44,14 +44,7 @@ EXPORT_OPTIONS = {
 
 def cmd_export(args: argparse.Namespace) -> int:
     try:
-        kwargs = parse_kwargs(args.kwarg)
-        clashes = sorted(set(kwargs) & set(EXPORT_OPTIONS))
-        if clashes:
-            raise ExportError(
-                "use "
-                + ", ".join(EXPORT_OPTIONS[k] for k in clashes)
-                + f", not --kwarg {clashes[0]}=...: --kwarg is for the env's own arguments"
-            )
+        kwargs = env_kwargs_of(args.kwarg, EXPORT_OPTIONS)
         path = export_dataset(
             args.env,
             args.split,
@@ -94,15 +87,22 @@ TRAIN_OPTIONS = {"reward": "--reward", "split": "--split", "n": "--n"}
 def train_env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments every training env is made with: the preset's reward (or
     --reward) and the ``--kwarg KEY=VALUE`` pairs. Eval envs are made with their defaults."""
-    kwargs = parse_kwargs(getattr(args, "kwarg", None) or [])
-    clashes = sorted(set(kwargs) & set(TRAIN_OPTIONS))
+    kwargs = env_kwargs_of(getattr(args, "kwarg", None) or [], TRAIN_OPTIONS)
+    return {"reward": preset_from_args(args).reward, **kwargs}
+
+
+def env_kwargs_of(pairs: list[str], options: dict[str, str]) -> dict[str, Any]:
+    """The ``--kwarg KEY=VALUE`` pairs, refusing a key the command sets with an option of its
+    own (``options``: key -> that option)."""
+    kwargs = parse_kwargs(pairs)
+    clashes = sorted(set(kwargs) & set(options))
     if clashes:
         raise ExportError(
             "use "
-            + ", ".join(TRAIN_OPTIONS[k] for k in clashes)
+            + ", ".join(options[k] for k in clashes)
             + f", not --kwarg {clashes[0]}=...: --kwarg is for the env's own arguments"
         )
-    return {"reward": preset_from_args(args).reward, **kwargs}
+    return kwargs
 
 
 def with_env_kwargs(config: dict[str, Any], env_kwargs: dict[str, Any]) -> dict[str, Any]:
