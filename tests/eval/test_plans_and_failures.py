@@ -302,6 +302,15 @@ def test_unanswered_items_and_agent_errors_are_counted_and_shown(
     board = collect([out])
     assert items_label(board.rows[0]) == "3/4 (1 failed) (2 unanswered)"
     assert "could not answer (a prompt longer" in to_markdown(board)
+    # the server's context raised: a rerun keeps them unless asked to retry them
+    fixed = TooLongAgent(failing=set(), too_long=set())
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: fixed)
+    argv = ["eval", "--agent", "random", "--env", ENV, "--n", "4", "--out", out]
+    assert run_cli(*argv) == 0
+    assert json.loads((Path(out) / "summary.json").read_text())["unanswered_items"] == 2
+    assert run_cli(*argv, "--retry-unanswered") == 0
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    assert summary["unanswered_items"] == 0 and summary["complete"]
 
 
 def test_the_progress_line_leaves_failed_items_out_of_its_accuracy() -> None:

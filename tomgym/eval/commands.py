@@ -57,7 +57,8 @@ def _failures(command: str, failed: int, unanswered: int, errors: dict[str, int]
         print(
             f"tomgym {command}: warning: {unanswered} items were scored as empty answers (wrong) "
             "because the agent could not answer them (e.g. a prompt longer than the served "
-            "model's context: raise its --max-model-len); a rerun would fail them again",
+            "model's context): raise the server's --max-model-len, then rerun with "
+            "--retry-unanswered to ask them again",
             file=sys.stderr,
         )
     for message, count in errors.items():
@@ -87,6 +88,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
         "max_new_tokens": args.max_new_tokens,
         "quiet": args.quiet,
         "item_order": args.item_order,
+        "retry_unanswered": args.retry_unanswered,
     }
 
 
@@ -179,6 +181,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="which n items of a release or data-file env: the first n of one fixed shuffled "
         "order (default; spans a release stored order by order) or indices 0..n-1",
+    )
+    p.add_argument(
+        "--retry-unanswered",
+        action="store_true",
+        help="ask again the items a served model could not answer (a prompt over its context), "
+        "after raising the server's context",
     )
     p.add_argument("--batch-size", type=positive_int, default=8)
     p.add_argument(

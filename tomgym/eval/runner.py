@@ -623,6 +623,7 @@ def evaluate(
     agent_options: dict[str, Any] | None = None,
     quiet: bool = False,
     item_order: ItemOrder | None = None,
+    retry_unanswered: bool = False,
 ) -> Summary:
     """Evaluate ``agent`` (a spec string or an Agent) and write ``out``/results, metadata, summary.
 
@@ -640,6 +641,9 @@ def evaluate(
     Rerunning on the same ``out`` resumes: items already scored are skipped. An item whose
     agent request failed (``Response.failed``) is recorded as failed, left out of every number
     and counted in ``failed_items``; a rerun asks it again and the new record replaces it.
+    An item the agent could not answer (a prompt over a served model's context: scored empty,
+    counted in ``unanswered_items``) is asked again only with ``retry_unanswered`` (after the
+    server's context was raised).
     The summary covers exactly this call's plan: records of an earlier, larger ``n`` or of
     other envs stay in ``results.jsonl`` uncounted (``extra_records``); ``complete`` says
     whether every planned item is scored. ``workers > 1`` or ``ray_address`` runs agent
@@ -718,7 +722,11 @@ def evaluate(
         metadata = metadata.model_copy(update={"created": old.created})
     store = ResultsStore(directory)
     best = best_records(store.load())
-    done = {key for key, record in best.items() if not record.failed}
+    done = {
+        key
+        for key, record in best.items()
+        if not record.failed and not (retry_unanswered and record.error)
+    }
     pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
     if old is not None and old.seed_scheme != metadata.seed_scheme:
         if sampled and any(pending.values()):
