@@ -148,3 +148,20 @@ def test_a_resumed_directory_keeps_its_first_revision_and_lists_every_session(
     metadata = read_metadata(out)
     assert metadata is not None
     assert metadata.git_revision == "aaa" and metadata.revisions == ["aaa", "bbb-dirty"]
+
+
+def test_a_suite_runs_without_the_envs_whose_release_is_missing_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """paper-2507 could not run at all without FANToM's file (not in ../shared/data)."""
+    from tomgym.cli import main
+
+    argv = ["eval", "--agent", "heuristic:reality", "--suite", "paper-2507", "--n", "2",
+            "--out", str(tmp_path / "run"), "--quiet"]  # fmt: skip
+    assert main(argv) == 2
+    assert "fantom_v1.json" in capsys.readouterr().err
+    assert main([*argv, "--skip-missing"]) == 0
+    err = capsys.readouterr().err
+    assert "ToM-FANToM-v0 left out (--skip-missing)" in err
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert "ToM-FANToM-v0" not in summary["envs"] and "ToM-OpenToM-FineLoc-v0" in summary["envs"]

@@ -89,6 +89,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
         "quiet": args.quiet,
         "item_order": args.item_order,
         "retry_unanswered": args.retry_unanswered,
+        "skip_missing": args.skip_missing,
     }
 
 
@@ -187,6 +188,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ask again the items a served model could not answer (a prompt over its context), "
         "after raising the server's context",
+    )
+    p.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="leave out, with a note, the envs whose release is not under the data root "
+        "(a suite with FANToM where its file cannot be had)",
     )
     p.add_argument("--batch-size", type=positive_int, default=8)
     p.add_argument(

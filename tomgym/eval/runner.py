@@ -144,6 +144,7 @@ def resolve_targets(
     env_kwargs: dict[str, Any] | None,
     *,
     item_order: ItemOrder = "shuffled",
+    skip_missing: bool = False,
 ) -> tuple[list[EnvTarget], str | None, int | None]:
     """The envs of a run (from IDs or a suite), made once; also the suite's name and seed.
 
@@ -151,8 +152,10 @@ def resolve_targets(
     An env whose kwargs make it serve other items than its ID (see
     ``_changes_distribution``) is counted as held out unless a suite marks it: it is not the
     ID's training distribution. ``item_order`` picks a fixed env's ``n`` items (see
-    ``planned_indices``).
+    ``planned_indices``). ``skip_missing``: an env whose release is not under the data root is
+    left out, with a note (a suite with FANToM, where its file cannot be had), not an error.
     """
+    from tomgym.data import MissingDataError
     from tomgym.eval.suites import load_suite
 
     if isinstance(env_ids, str):
@@ -183,10 +186,17 @@ def resolve_targets(
     for entry in entries:
         first.setdefault(entry[0], entry)
     entries = list(first.values())
-    targets = []
+    targets: list[EnvTarget] = []
     for env_id, kwargs, held_out, env_n in entries:
         spec = get_spec(env_id)
-        env, used = open_env(env_id, kwargs, split)
+        try:
+            env, used = open_env(env_id, kwargs, split)
+        except MissingDataError as exc:
+            if not skip_missing:
+                raise
+            missing = str(exc).split(" (data root", 1)[0]
+            print(f"tomgym: note: {env_id} left out (--skip-missing): {missing}", file=sys.stderr)
+            continue
         wanted = env_n if env_n is not None else default_n
         if wanted < 1:
             raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
@@ -210,6 +220,8 @@ def resolve_targets(
             )
         )
     warn_shared_items(targets)
+    if not targets:
+        raise ValueError("every env of the run was left out: none of their releases is installed")
     return targets, suite_name, suite_seed
 
 
@@ -624,6 +636,7 @@ def evaluate(
     quiet: bool = False,
     item_order: ItemOrder | None = None,
     retry_unanswered: bool = False,
+    skip_missing: bool = False,
 ) -> Summary:
     """Evaluate ``agent`` (a spec string or an Agent) and write ``out``/results, metadata, summary.
 
@@ -663,7 +676,13 @@ def evaluate(
     if split_given and split not in SPLITS:  # a typo must not fall back to another split
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     targets, suite_name, suite_seed = resolve_targets(
-        envs, suite, n, split, env_kwargs, item_order=item_order or "shuffled"
+        envs,
+        suite,
+        n,
+        split,
+        env_kwargs,
+        item_order=item_order or "shuffled",
+        skip_missing=skip_missing,
     )
     run_seed = seed if seed is not None else (suite_seed if suite_seed is not None else 0)
     if suite is not None:
