@@ -108,8 +108,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         try:
             report = check_tom_env(env_id, n_items=args.items)
         except MissingDataError as exc:  # not installed here: nothing to check, not a failure
-            reason = str(exc).split(" (data root", 1)[0]  # the file; `tomgym data status` has more
-            print(f"skip {env_id}: {reason}")
+            print(f"skip {env_id}: {exc.brief}")  # `tomgym data status` says more
             skipped += 1
             continue
         except Exception as exc:  # report it and go on to the next env

@@ -25,6 +25,11 @@ ENV_VAR = "TOMGYM_DATA"
 class MissingDataError(FileNotFoundError):
     """A release file an env needs is not under the data root; the message says how to fix it."""
 
+    @property
+    def brief(self) -> str:
+        """Which file of which release is missing, without the advice (for one-line notes)."""
+        return str(self).split(" (data root", 1)[0]
+
 
 class DownloadError(RuntimeError):
     """A dataset could not be downloaded (offline, moved, or a checksum mismatch)."""

@@ -194,8 +194,7 @@ def resolve_targets(
         except MissingDataError as exc:
             if not skip_missing:
                 raise
-            missing = str(exc).split(" (data root", 1)[0]
-            print(f"tomgym: note: {env_id} left out (--skip-missing): {missing}", file=sys.stderr)
+            print(f"tomgym: note: {env_id} left out (--skip-missing): {exc.brief}", file=sys.stderr)
             continue
         wanted = env_n if env_n is not None else default_n
         if wanted < 1:
