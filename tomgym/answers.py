@@ -264,7 +264,7 @@ def negates(
 
 def ends_clause(texts: Iterable[str]) -> bool:
     """Whether any of the texts ends with a clause break (a sentence answer)."""
-    return any(_CLAUSE_BREAKS.fullmatch(text.rstrip()[-1:] or "x") for text in texts)
+    return any(_CLAUSE_BREAKS.fullmatch(text.rstrip()[-1:]) for text in texts)
 
 
 def _denied(

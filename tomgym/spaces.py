@@ -102,12 +102,6 @@ class SharedTexts(CollectionsSequence[str]):
     def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
         return tuple(self)
 
-    def __eq__(self, other: object) -> bool:
-        return tuple(self) == (tuple(other) if isinstance(other, CollectionsSequence) else other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
     def __repr__(self) -> str:
         return repr(tuple(self))
 

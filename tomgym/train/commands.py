@@ -220,17 +220,23 @@ def warn_held_out_training(
     ]
     if eval_envs and eval_split == "test":
         notes.append("--eval-split test picks the best checkpoint on the test split")
+    if notes:
+        print(
+            f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
+            "generalisation for this model",
+            file=sys.stderr,
+        )
+    warn_training_prompt(eval_envs, env_kwargs)
+
+
+def warn_training_prompt(eval_envs: list[str], env_kwargs: dict[str, Any]) -> None:
+    """Say that a prompt set by --kwarg reaches the training envs only: checkpoints are then
+    picked under another prompt than the one they were trained on."""
     prompting = sorted(set(env_kwargs) & {"prompt", "prefill_think"})
     if eval_envs and prompting:
         print(
             f"tomgym train: warning: --kwarg {', '.join(prompting)} applies to the training envs "
             "only: checkpoints are evaluated and picked with the eval envs' default prompt",
-            file=sys.stderr,
-        )
-    if notes:
-        print(
-            f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
-            "generalisation for this model",
             file=sys.stderr,
         )
 
