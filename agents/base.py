@@ -74,6 +74,18 @@ class Response:
     failed: bool = False
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    truncated: bool | None = None
+    """The response stopped at the token budget rather than on its own (None: cannot say)."""
+
+
+def truncated_by(finish_reason: object) -> bool | None:
+    """Whether an engine's finish reason (OpenAI's and vLLM's names) means the token budget
+    ran out: ``"length"`` yes, ``"stop"`` no, anything else unknown."""
+    if finish_reason == "length":
+        return True
+    if finish_reason == "stop":
+        return False
+    return None
 
 
 @runtime_checkable

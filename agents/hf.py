@@ -207,7 +207,8 @@ class HFAgent:
         stops = set(self._stop_ids())
         responses = []
         for row, ids in enumerate(output[:, width:].tolist()):
-            length = next((i + 1 for i, t in enumerate(ids) if t in stops), len(ids))
+            stop = next((i + 1 for i, t in enumerate(ids) if t in stops), None)
+            length = len(ids) if stop is None else stop
             responses.append(
                 Response(
                     text=self.tokenizer.decode(ids[:length], skip_special_tokens=True),
@@ -215,6 +216,8 @@ class HFAgent:
                     completion_tokens=length,
                     seconds=seconds / len(prompts),
                     extra={"batch_seconds": seconds, "batch_size": len(prompts)},
+                    # Rows that stopped are padded to the longest; one that did not ran out.
+                    truncated=stop is None and length >= self.sampling.max_new_tokens,
                 )
             )
         return responses

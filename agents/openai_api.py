@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from tomgym.agents.base import Episode, Response
+from tomgym.agents.base import Episode, Response, truncated_by
 from tomgym.agents.chat import Sampling, item_seed
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -213,6 +213,7 @@ class OpenAIAgent:
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             extra={"finish_reason": choice.get("finish_reason")},
+            truncated=truncated_by(choice.get("finish_reason")),
         )
 
     def describe(self) -> dict[str, Any]:

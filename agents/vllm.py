@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tomgym.agents.base import Episode, Response
+from tomgym.agents.base import Episode, Response, truncated_by
 from tomgym.agents.chat import Sampling, chat_prompt, item_seed, prompt_token_ids
 
 VLLM_INSTALL_HINT = (
@@ -124,6 +124,7 @@ class VLLMAgent:
                     completion_tokens=len(ids),
                     seconds=seconds / len(episodes),
                     extra={"batch_seconds": seconds, "finish_reason": completion.finish_reason},
+                    truncated=truncated_by(completion.finish_reason),
                 )
             )
         return responses

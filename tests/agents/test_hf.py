@@ -61,6 +61,18 @@ def test_batched_and_single_greedy_agree_with_left_padding(agent: hf.HFAgent) ->
     assert agent.prompt_lengths(episodes) == [r.prompt_tokens for r in batched]
 
 
+def test_a_response_that_runs_out_of_tokens_is_marked_cut(agent: hf.HFAgent) -> None:
+    short = hf.HFAgent.__new__(hf.HFAgent)
+    short.__dict__.update(agent.__dict__)
+    short.sampling = Sampling(max_new_tokens=2)
+    episodes = [episode(p) for p in PROMPTS]
+    assert [r.truncated for r in short.act(episodes)] == [True] * len(PROMPTS)
+    stop = episode("Is the sky blue? yes or no.")  # greedy SmolLM2 stops after "No."
+    (whole,) = agent.act([stop])
+    assert whole.completion_tokens is not None and whole.completion_tokens < 12
+    assert whole.truncated is False
+
+
 def test_the_chat_template_and_the_prefill(agent: hf.HFAgent) -> None:
     prompt = chat_prompt(agent.tokenizer, episode("Hi", prefill="<think>\n"))
     assert prompt.startswith("<|im_start|>system\nYou are brief.")

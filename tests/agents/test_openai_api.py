@@ -94,7 +94,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 time.sleep(0.3)
             reply = {
                 "choices": [{"message": {"role": "assistant", "content": text},
-                             "finish_reason": "stop"}],
+                             "finish_reason": "length" if key == "cut" else "stop"}],
                 "usage": {"prompt_tokens": len(key), "completion_tokens": 7,
                           "total_tokens": len(key) + 7},
                 "model": body["model"],
@@ -155,6 +155,7 @@ def test_success_sends_the_chat_request_and_counts_tokens(
     assert not response.failed and response.text == "<think>ok</think><answer>path</answer>"
     assert (response.prompt_tokens, response.completion_tokens) == (4, 7)
     assert response.extra["attempts"] == 1 and response.seconds is not None
+    assert response.truncated is False
     body = script.bodies[0]
     assert body["model"] == "tiny-model" and body["max_tokens"] == 33
     assert body["temperature"] == 0.5 and body["messages"][0]["role"] == "system"
@@ -258,3 +259,11 @@ def test_a_budget_the_context_cannot_hold_is_lowered_not_scored_wrong(
     assert response.text.endswith("<answer>budget-too-big</answer>")
     assert response.extra["max_tokens_lowered_to"] == 374
     assert [b["max_tokens"] for b in script.bodies] == [1050, 374]
+
+
+def test_a_reply_cut_at_the_budget_says_so(server: tuple[str, Script]) -> None:
+    base, _ = server
+    agent = make_agent(f"openai:tiny-model@{base}", **FAST)
+    cut, whole = agent.act([episode("cut"), episode("path")])
+    assert (cut.truncated, whole.truncated) == (True, False)
+    assert cut.extra["finish_reason"] == "length"

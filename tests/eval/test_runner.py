@@ -125,3 +125,30 @@ def test_an_agent_measuring_its_prompts_sets_the_batch_order(tmp_path: Path) -> 
     lengths = [len(ep.story) for ep in agent.seen]
     assert lengths == sorted(lengths) and len(set(lengths)) > 1
     assert [r.index for r in ResultsStore(tmp_path).load()] == list(range(12))
+
+
+class BudgetAgent(FirstCandidateAgent):
+    """Says of every other response that it ran out of the token budget."""
+
+    def act(self, episodes):  # type: ignore[no-untyped-def]
+        responses = super().act(episodes)
+        for response, ep in zip(responses, episodes, strict=True):
+            response.truncated = int(ep.item_id[-1], 16) % 2 == 0
+        return responses
+
+
+def test_responses_cut_at_the_budget_are_recorded_and_summarised(tmp_path: Path) -> None:
+    from tomgym.eval.leaderboard import collect, to_markdown
+
+    summary = evaluate(BudgetAgent(), ENVS[:1], n=6, out=tmp_path / "cut", quiet=True)
+    records = ResultsStore(tmp_path / "cut").load()
+    cut = [r.truncated for r in records]
+    assert all(isinstance(c, bool) for c in cut) and 0 < sum(cut) < len(cut)
+    assert summary.envs[ENVS[0]].truncated_share == pytest.approx(sum(cut) / len(cut))
+    evaluate(FirstCandidateAgent(), ENVS[:1], n=6, out=tmp_path / "plain", quiet=True)
+    board = collect([tmp_path / "cut", tmp_path / "plain"])
+    by_dir = {Path(r.directory).name: r for r in board.rows}
+    assert by_dir["cut"].truncated_share == pytest.approx(sum(cut) / len(cut))
+    assert by_dir["plain"].truncated_share is None  # the agent never said: not 0%
+    table = to_markdown(board)
+    assert "| cut |" in table.splitlines()[0] and "cut = share of responses" in table

@@ -26,6 +26,10 @@ def _print_summary(summary: Summary) -> None:
             f"{env_id.ljust(width)}  {n:>11}  {env.failed:>6}  {acc:>6}  {ci:>13}  "
             f"{env.format_rate:>6.3f}  {'yes' if env.held_out else 'no'}"
         )
+    cut = {e: env.truncated_share for e, env in summary.envs.items() if env.truncated_share}
+    if cut:
+        shares = ", ".join(f"{e} {100 * share:.0f}%" for e, share in cut.items())
+        print(f"responses cut at the token budget (--max-new-tokens): {shares}")
     if summary.accuracy is not None:
         print(f"accuracy over all {summary.n_items} scored items: {summary.accuracy:.3f}")
     if summary.held_out_gap is not None:

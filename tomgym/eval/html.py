@@ -104,6 +104,7 @@ def _main_table(board: Leaderboard) -> str:
             "format",
             "untagged acc",
             "response length",
+            "cut at budget",
             "reasoning",
             "trace",
         )
@@ -127,6 +128,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.format_rate),
             _cell(row.lenient_accuracy),
             _cell(row.response_tokens_mean, scale=1.0, digits=0),
+            _cell(row.truncated_share),
             _cell(row.reasoning_structure),
             _cell(row.trace_fidelity),
         ]

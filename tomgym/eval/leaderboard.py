@@ -79,6 +79,9 @@ class LeaderboardRow(BaseModel):
     trace_fidelity: float | None = None
     response_tokens_mean: float | None = None
     response_tokens_source: str | None = None
+    truncated_share: float | None = Field(
+        default=None, description="Share of responses cut at the token budget (agents that say)."
+    )
     reasoning_structure: float | None = None
 
 
@@ -135,6 +138,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         if envs
         else None,
         response_tokens_source="/".join(sorted({e.response_tokens_source for e in envs})) or None,
+        truncated_share=_weighted(envs, "truncated_share"),
         reasoning_structure=sum(e.reasoning_structure * e.n for e in envs) / total
         if envs
         else None,
@@ -394,6 +398,7 @@ def to_markdown(board: Leaderboard) -> str:
     labels = column_labels(board)
     header += [labels[e] for e in board.envs]
     header += ["in-dist", "held-out", "gap", "gap > chance", "format", "untagged acc", "len"]
+    header += ["cut"]
     header += ["reasoning", "trace"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
@@ -408,6 +413,7 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.format_rate),
             _pct(row.lenient_accuracy),
             _length(row),
+            _pct(row.truncated_share),
             _pct(row.reasoning_structure),
             _pct(row.trace_fidelity),
         ]
@@ -417,7 +423,8 @@ def to_markdown(board: Leaderboard) -> str:
         "Accuracy in %; gap = in-distribution minus held-out (points); gap > chance = the same "
         "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
         "candidates compare (a guessing agent's is about 0); len = mean response length in the "
-        "tokens the agent reported, or in whitespace words (w) for agents that report none; "
+        "tokens the agent reported, or in whitespace words (w) for agents that report none; cut = "
+        "share of responses that ran out of the token budget (- for agents without one); "
         "untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
         "of the think part's belief claims that the simulator confirms (generated envs).",

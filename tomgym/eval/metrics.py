@@ -102,6 +102,11 @@ class EnvSummary(BaseModel):
     response_tokens_source: str = Field(
         description="'completion_tokens' when the agent reported them all, else 'words'."
     )
+    truncated_share: float | None = Field(
+        default=None,
+        description="Share of the responses that stopped at the token budget, over those whose "
+        "agent says (None when it says for none): a truncated response rarely has an answer.",
+    )
     reasoning_structure: float = Field(
         description=f"Share of responses whose think part has >= {MIN_THINK_WORDS} words and "
         f"names >= {MIN_THINK_ENTITIES} story entities."
@@ -356,6 +361,11 @@ def _lenient(records: Sequence[ResultRecord]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def _truncated_share(records: Sequence[ResultRecord]) -> float | None:
+    known = [r.truncated for r in records if r.truncated is not None]
+    return sum(known) / len(known) if known else None
+
+
 def summarise_env(
     records: Sequence[ResultRecord], held_out: bool = False, planned: int | None = None
 ) -> EnvSummary:
@@ -379,6 +389,7 @@ def summarise_env(
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,
+        truncated_share=_truncated_share(records),
         reasoning_structure=sum(map(is_structured, records)) / n if n else 0.0,
         **_chance(records, base.accuracy if n else None),
         by_order=by_slice(records, lambda r: r.order),

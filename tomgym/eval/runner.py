@@ -355,6 +355,7 @@ def score_response(
         reward_parts={k: float(v) for k, v in info["reward_parts"].items()},
         prompt_tokens=response.prompt_tokens,
         completion_tokens=response.completion_tokens,
+        truncated=response.truncated,
         response_words=len(text.split()),
         think_words=think_words,
         think_entities=think_entities,

@@ -50,6 +50,11 @@ class ResultRecord(BaseModel):
     reward_parts: dict[str, float] = Field(default_factory=dict)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    truncated: bool | None = Field(
+        default=None,
+        description="The response stopped at the token budget, not on its own (None when the "
+        "agent cannot say: baselines, the oracle, an engine that gives no finish reason).",
+    )
     response_words: int = 0
     think_words: int = Field(
         default=0, description="Words of the think part not copied from the story."
