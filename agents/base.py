@@ -130,8 +130,87 @@ _KINDS: dict[str, str] = {
 }
 
 
+SAMPLING_OPTIONS = ("temperature", "top_p", "max_new_tokens", "seed", "batch_size")
+"""Options every agent takes (``chat.Sampling``; baselines use the seed only)."""
+VLLM_ENGINE_OPTIONS = (
+    "dtype",
+    "gpu_memory_utilization",
+    "kv_cache_memory_bytes",
+    "max_model_len",
+    "max_num_seqs",
+    "enforce_eager",
+    "tensor_parallel_size",
+)
+"""The vLLM engine arguments the vllm agent passes on (``vllm.LLM(...)``)."""
+_KIND_OPTIONS: dict[str, tuple[str, ...]] = {
+    "oracle": (),
+    "random": (),
+    "heuristic": ("fit_items",),
+    "smollm2": ("device", "dtype", "num_threads"),
+    "hf": ("device", "dtype", "num_threads"),
+    "vllm": VLLM_ENGINE_OPTIONS,
+    "openai": (
+        "api_key_env",
+        "concurrency",
+        "timeout",
+        "max_retries",
+        "backoff_base",
+        "backoff_max",
+        "base_url",
+    ),
+}
+RUN_SETTINGS = frozenset(
+    {
+        "device",
+        "num_threads",
+        "api_key_env",
+        "concurrency",
+        "timeout",
+        "max_retries",
+        "backoff_base",
+        "backoff_max",
+        "base_url",
+        "gpu_memory_utilization",
+        "kv_cache_memory_bytes",
+        "max_num_seqs",
+        "enforce_eager",
+        "tensor_parallel_size",
+    }
+)
+"""Options that say how an agent runs, not what it answers: a resumed run may change them
+(a longer timeout, more threads, a server that moved). The others (``top_p``, ``dtype``,
+``max_model_len``, ``fit_items``) shape the responses and belong to a run's identity."""
+
+
 def agent_kinds() -> list[str]:
     return sorted(_KINDS)
+
+
+def agent_kind(spec: str) -> str:
+    """The kind a spec names (``hf`` for ``hf:gpt2``), checked."""
+    kind = spec.split(":", 1)[0].strip()
+    if kind not in _KINDS:
+        raise ValueError(
+            f"unknown agent spec {spec!r}: it should start with one of {', '.join(agent_kinds())}"
+        )
+    return kind
+
+
+def agent_options(spec: str) -> tuple[str, ...]:
+    """The options the spec's kind of agent takes besides the sampling ones."""
+    return _KIND_OPTIONS[agent_kind(spec)]
+
+
+def check_agent_options(spec: str, options: dict[str, Any]) -> None:
+    """Refuse an option the spec's agent does not take (a misspelt ``timout`` would otherwise
+    be dropped without a word), naming the ones it does."""
+    known = (*SAMPLING_OPTIONS, *agent_options(spec))
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ValueError(
+            f"agent {spec!r} takes no option {', '.join(map(repr, unknown))}; its options: "
+            + ", ".join(known)
+        )
 
 
 def make_agent(spec: str, **options: Any) -> Agent:
@@ -144,11 +223,8 @@ def make_agent(spec: str, **options: Any) -> Agent:
     """
     from tomgym.agents.chat import Sampling
 
-    kind = spec.split(":", 1)[0].strip()
-    if kind not in _KINDS:
-        raise ValueError(
-            f"unknown agent spec {spec!r}: it should start with one of {', '.join(agent_kinds())}"
-        )
+    kind = agent_kind(spec)
+    check_agent_options(spec, options)
     Sampling.from_options(options)
     module_name, factory_name = _KINDS[kind].split(":")
     factory: AgentFactory = getattr(importlib.import_module(module_name), factory_name)

@@ -235,19 +235,30 @@ def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
     ``backoff_base``, ``backoff_max``, ``base_url``."""
     model, base_url = parse_openai_spec(spec, options)
     sampling = Sampling.from_options(options)
-    concurrency = int(options.get("concurrency", 8))
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     return OpenAIAgent(
         spec=spec,
         model=model,
         base_url=base_url,
         sampling=sampling,
         api_key=os.environ.get(str(options.get("api_key_env", "OPENAI_API_KEY"))),
-        concurrency=concurrency,
-        timeout=float(options.get("timeout", 120.0)),
-        max_retries=int(options.get("max_retries", 4)),
-        backoff_base=float(options.get("backoff_base", 1.0)),
-        backoff_max=float(options.get("backoff_max", 30.0)),
+        concurrency=int(_setting(options, "concurrency", 8, minimum=1, whole=True)),
+        timeout=_setting(options, "timeout", 120.0, minimum=0.001),
+        max_retries=int(_setting(options, "max_retries", 4, minimum=0, whole=True)),
+        backoff_base=_setting(options, "backoff_base", 1.0, minimum=0),
+        backoff_max=_setting(options, "backoff_max", 30.0, minimum=0),
         _rng=random.Random(sampling.seed),
     )
+
+
+def _setting(
+    options: dict[str, Any], key: str, default: float, *, minimum: float, whole: bool = False
+) -> float:
+    """A numeric option, checked: a number (a whole one where ``whole``) of at least
+    ``minimum``; the error names the option."""
+    value = options.get(key, default)
+    kind = "a whole number" if whole else "a number"
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise ValueError(f"openai agent option {key} must be {kind} >= {minimum}, got {value!r}")
+    if (whole and value != int(value)) or value < minimum:
+        raise ValueError(f"openai agent option {key} must be {kind} >= {minimum}, got {value!r}")
+    return float(value)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tomgym.agents.base import Episode, Response, truncated_by
+from tomgym.agents.base import VLLM_ENGINE_OPTIONS, Episode, Response, truncated_by
 from tomgym.agents.chat import Sampling, chat_prompt, item_seed, prompt_token_ids
 
 VLLM_INSTALL_HINT = (
@@ -148,15 +148,7 @@ class VLLMAgent:
         }
 
 
-ENGINE_OPTIONS = (
-    "dtype",
-    "gpu_memory_utilization",
-    "kv_cache_memory_bytes",
-    "max_model_len",
-    "max_num_seqs",
-    "enforce_eager",
-    "tensor_parallel_size",
-)
+ENGINE_OPTIONS = VLLM_ENGINE_OPTIONS
 
 
 def make_vllm_agent(spec: str, options: dict[str, Any]) -> VLLMAgent:

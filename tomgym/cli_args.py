@@ -13,7 +13,7 @@ PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 """Python spellings read as what they say (JSON's ``true``, ``false``, ``null`` parse anyway)."""
 
 
-def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
+def parse_kwargs(pairs: Sequence[str], option: str = "--kwarg") -> dict[str, Any]:
     """``--kwarg KEY=VALUE`` pairs as a dict.
 
     A value is JSON when it parses (``0.5``, ``true``, ``null``, ``[2, 3]``, ``{"a": 1}``), one
@@ -24,7 +24,7 @@ def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise ValueError(f"--kwarg takes KEY=VALUE, got {pair!r}")
+            raise ValueError(f"{option} takes KEY=VALUE, got {pair!r}")
         key, raw = pair.split("=", 1)
         if raw in PYTHON_CONSTANTS:
             kwargs[key] = PYTHON_CONSTANTS[raw]

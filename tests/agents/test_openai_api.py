@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -267,3 +268,30 @@ def test_a_reply_cut_at_the_budget_says_so(server: tuple[str, Script]) -> None:
     cut, whole = agent.act([episode("cut"), episode("path")])
     assert (cut.truncated, whole.truncated) == (True, False)
     assert cut.extra["finish_reason"] == "length"
+
+
+def test_settings_are_checked_and_named(server: tuple[str, Script]) -> None:
+    with pytest.raises(ValueError, match="takes no option 'timout'.*timeout"):
+        make_agent("openai:m@http://h/v1", timout=5)
+    with pytest.raises(ValueError, match="option timeout must be a number"):
+        make_agent("openai:m@http://h/v1", timeout="soon")
+    with pytest.raises(ValueError, match="option max_retries must be a whole number >= 0"):
+        make_agent("openai:m@http://h/v1", max_retries=1.5)
+
+
+def test_an_eval_passes_the_served_models_settings_on(
+    server: tuple[str, Script], tmp_path: Path
+) -> None:
+    from tomgym.eval.runner import evaluate
+
+    base, script = server
+    settings = {"timeout": 7.5, "max_retries": 1, "concurrency": 2}
+    evaluate(f"openai:m@{base}", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / "run", quiet=True,
+             agent_options=settings)  # fmt: skip
+    metadata = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    described = metadata["agent_description"]
+    assert (described["timeout"], described["max_retries"], described["concurrency"]) == (
+        7.5, 1, 2,
+    )
+    assert metadata["agent_options"] == {}  # how it ran, not what it answers
+    assert len(script.bodies) == 2

@@ -165,3 +165,35 @@ def test_a_suite_runs_without_the_envs_whose_release_is_missing_when_asked(
     assert "ToM-FANToM-v0 left out (--skip-missing)" in err
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert "ToM-FANToM-v0" not in summary["envs"] and "ToM-OpenToM-FineLoc-v0" in summary["envs"]
+
+
+def test_agent_options_reach_the_agent_are_checked_and_belong_to_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A served model's timeout, retries and concurrency could not be set from the command
+    line; now --agent-option sets any agent setting, a misspelt one is refused before --out
+    is made, and one that shapes the answers is part of the run's identity."""
+    from tomgym.cli import main
+
+    out = tmp_path / "majority"
+    argv = ["eval", "--agent", "heuristic:majority", "--env", "ToM-HiToM-O1-v0", "--n", "2",
+            "--out", str(out), "--quiet"]  # fmt: skip
+    assert main([*argv[:-3], "--agent-option", "fit_itmes=20", *argv[-3:]]) == 2
+    err = capsys.readouterr().err
+    assert "takes no option 'fit_itmes'" in err and "fit_items" in err and not out.exists()
+    assert main([*argv, "--agent-option", "fit_items=20"]) == 0
+    assert json.loads((out / "metadata.json").read_text())["agent_options"] == {"fit_items": 20}
+    assert main([*argv, "--agent-option", "fit_items=30"]) == 2
+    assert "agent options: {'fit_items': 30} here, {'fit_items': 20}" in capsys.readouterr().err
+    assert main([*argv, "--agent-option", "temperature=0.5"]) == 2
+    assert "give it as its own argument (--temperature" in capsys.readouterr().err
+
+
+def test_a_leaderboard_gives_each_agent_the_options_it_takes(tmp_path: Path) -> None:
+    from tomgym.eval.leaderboard import options_taken, run_suite
+
+    given = {"timeout": 30, "fit_items": 20, "top_p": 0.9}
+    assert options_taken("openai:m@http://h/v1", given) == {"timeout": 30, "top_p": 0.9}
+    assert options_taken("heuristic:majority", given) == {"fit_items": 20, "top_p": 0.9}
+    with pytest.raises(ValueError, match="no agent of random, oracle takes the option 'timeout'"):
+        run_suite("quick", ["random", "oracle"], tmp_path, agent_options={"timeout": 30})

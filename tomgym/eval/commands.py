@@ -94,6 +94,7 @@ def _sampling(args: argparse.Namespace) -> dict[str, Any]:
         "item_order": args.item_order,
         "retry_unanswered": args.retry_unanswered,
         "skip_missing": args.skip_missing,
+        "agent_options": parse_kwargs(args.agent_option, "--agent-option") or None,
     }
 
 
@@ -204,6 +205,15 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--workers", type=positive_int, default=1, help="agent replicas as Ray actors (> 1)"
     )
     p.add_argument("--ray-address", default=None, help="join a Ray cluster (implies Ray)")
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="agent setting, the value as JSON (repeatable): top_p; hf/smollm2 device, dtype, "
+        "num_threads; openai timeout, max_retries, concurrency, api_key_env; vllm engine "
+        "arguments (max_model_len, dtype, ...); heuristic:majority fit_items",
+    )
     p.add_argument("--temperature", type=float, default=None)
     p.add_argument("--max-new-tokens", type=positive_int, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress output")

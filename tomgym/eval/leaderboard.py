@@ -505,6 +505,15 @@ def safe_name(agent: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", agent).strip("_") or "agent"
 
 
+def options_taken(spec: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The agent options that the spec's kind of agent takes (a leaderboard's ``timeout`` is
+    for its served models, not its baselines)."""
+    from tomgym.agents.base import SAMPLING_OPTIONS, agent_options
+
+    known = (*SAMPLING_OPTIONS, *agent_options(spec))
+    return {k: v for k, v in options.items() if k in known}
+
+
 def run_suite(
     suite: str,
     agents: Sequence[str],
@@ -516,9 +525,16 @@ def run_suite(
 
     if not agents:
         raise ValueError("no agents given")
+    given = dict(evaluate_kwargs.pop("agent_options", None) or {})
+    taken = {spec: options_taken(spec, given) for spec in agents}
+    unused = sorted(set(given) - {k for options in taken.values() for k in options})
+    if unused:
+        raise ValueError(
+            f"no agent of {', '.join(agents)} takes the option {', '.join(map(repr, unused))}"
+        )
     directories = []
     for agent in agents:
         directory = Path(out) / "runs" / safe_name(agent)
-        evaluate(agent, suite=suite, out=directory, **evaluate_kwargs)
+        evaluate(agent, suite=suite, out=directory, agent_options=taken[agent], **evaluate_kwargs)
         directories.append(directory)
     return collect(directories)

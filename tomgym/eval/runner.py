@@ -12,7 +12,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response, make_agent
+from tomgym.agents.base import (
+    RUN_SETTINGS,
+    Agent,
+    Episode,
+    MeasuresPrompts,
+    Response,
+    check_agent_options,
+    make_agent,
+)
 from tomgym.env import EnvArgumentError, ToMEnv
 from tomgym.eval.metrics import Summary, summarise, think_features
 from tomgym.eval.store import (
@@ -697,9 +705,19 @@ def evaluate(
         for k, v in (("temperature", temperature), ("max_new_tokens", max_new_tokens))
         if v is not None
     }
-    options = {"seed": run_seed, "batch_size": batch_size, **sampling, **(agent_options or {})}
+    given = dict(agent_options or {})
+    own = sorted(k for k in ("temperature", "max_new_tokens", "seed", "batch_size") if k in given)
+    if own:
+        raise ValueError(
+            f"agent option {', '.join(own)}: give it as its own argument (--temperature, "
+            "--max-new-tokens, --seed, --batch-size), which the run records"
+        )
+    options = {"seed": run_seed, "batch_size": batch_size, **sampling, **given}
     sampled = not Sampling.from_options(options).greedy  # a bad temperature fails here
     spec = agent if isinstance(agent, str) else agent.spec
+    if isinstance(agent, str):
+        check_agent_options(agent, options)  # a misspelt option fails before --out is made
+    shaping = {k: v for k, v in sorted(given.items()) if k not in RUN_SETTINGS}
     directory = Path(out)
     created = not directory.exists()
     prepare_out(directory)
@@ -723,6 +741,7 @@ def evaluate(
         agent=spec,
         privileged=False,
         sampling=sampling,
+        agent_options=shaping,
         seed=run_seed,
         seed_scheme="per-item",
         n=max(t.n for t in targets),

@@ -144,6 +144,11 @@ class RunMetadata(BaseModel):
     agent_description: dict[str, Any] = Field(default_factory=dict)
     privileged: bool = False
     sampling: dict[str, Any] = Field(default_factory=dict)
+    agent_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Agent options given that shape the responses (top_p, dtype, fit_items...; "
+        "not the run settings such as a timeout, which a resumed run may change).",
+    )
     seed: int
     seed_scheme: Literal["per-batch", "per-item"] = Field(
         default="per-batch",
@@ -172,6 +177,10 @@ class RunMetadata(BaseModel):
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
         if effective_sampling(self.sampling) != effective_sampling(other.sampling):
             problems.append(f"sampling: {self.sampling} here, {other.sampling} in the directory")
+        if self.agent_options != other.agent_options:
+            problems.append(
+                f"agent options: {self.agent_options} here, {other.agent_options} in the directory"
+            )
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
