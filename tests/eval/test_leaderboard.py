@@ -110,3 +110,19 @@ def test_a_suite_label_never_reads_as_another_envs_name() -> None:
     # a label naming no other env is kept
     assert column_labels(Leaderboard(envs=envs[1:2], labels={envs[1]: "Release O0"},
                                      rows=[row("a", {})]))[envs[1]] == "Release O0"  # fmt: skip
+
+
+def test_a_column_over_different_items_says_so(tmp_path: Path) -> None:
+    """Runs of --n 2 and --n 3 (or another item order on a release) shared a column without
+    a word, their accuracies read as paired."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    env = "ToM-HiToM-O1-v0"
+    for name, n in (("two", 2), ("three", 3), ("also-two", 2)):
+        evaluate("heuristic:reality", [env], n=n, out=tmp_path / name, quiet=True)
+    board = collect([tmp_path / "two", tmp_path / "also-two"])
+    assert board.mixed_items == {}
+    board = collect([tmp_path / "two", tmp_path / "three"])
+    assert set(board.mixed_items[env].values()) == {"items 0-1", "items 0-2"}
+    assert f"Column {env} compares runs over different items: items 0-1 in" in to_markdown(board)

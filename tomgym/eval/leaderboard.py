@@ -17,6 +17,7 @@ from tomgym.eval.store import (
     METADATA_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
+    EnvPlan,
     RunFileError,
     read_metadata,
     write_json,
@@ -103,6 +104,11 @@ class Leaderboard(BaseModel):
         description="Env columns that some runs count as held out and others as in-distribution "
         "(a suite's marking): env ID -> run directory -> held out. Their gaps do not compare.",
     )
+    mixed_items: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Env columns whose runs asked different items (another --n or item "
+        "order): env ID -> run directory -> its items. Their accuracies are not paired.",
+    )
 
 
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
@@ -186,6 +192,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     suites = set()
     made_with: dict[str, dict[str, str]] = {}
     marked: dict[str, dict[str, bool]] = {}
+    asked: dict[str, dict[str, tuple[str, tuple[int, ...]]]] = {}
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
@@ -195,6 +202,9 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
                 if plan.env_id in summary.envs:
                     arguments = json.dumps(plan.kwargs, sort_keys=True, default=str)
                     made_with.setdefault(plan.env_id, {})[str(directory)] = arguments
+            for plan in metadata.envs:  # the plan the summary covers
+                if plan.env_id in summary.envs:
+                    asked.setdefault(plan.env_id, {})[str(directory)] = _items_asked(plan)
         rows.append(row_from_summary(summary, str(directory)))
         for env_id, env in summary.envs.items():
             if env_id not in envs:
@@ -219,6 +229,11 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     suite = suites.pop() if len(suites) == 1 else None
     mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
     mixed_held_out = {e: runs for e, runs in marked.items() if len(set(runs.values())) > 1}
+    mixed_items = {
+        e: {d: described for d, (described, _) in runs.items()}
+        for e, runs in asked.items()
+        if len({indices for _, indices in runs.values()}) > 1
+    }
     return Leaderboard(
         suite=suite,
         envs=envs,
@@ -227,7 +242,18 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
         rows=rows,
         mixed=mixed,
         mixed_held_out=mixed_held_out,
+        mixed_items=mixed_items,
     )
+
+
+def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:
+    """How a run's plan picks an env's items, in words, and the indices it asks."""
+    if plan.size is None:  # generated: items 0..n-1 whatever the order option
+        return f"items 0-{plan.n - 1}", tuple(range(plan.n))
+    if plan.n >= plan.size:
+        return f"all {plan.size} items", tuple(range(plan.size))
+    how = "of its fixed shuffled order" if plan.items == "shuffled" else "in file order"
+    return f"the first {plan.n} {how}", tuple(plan.indices())
 
 
 def mixed_notes(board: Leaderboard) -> list[str]:
@@ -244,6 +270,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
         + ", ".join(d for d, h in runs.items() if not h)
         + ": those runs' held-out gaps do not compare."
         for env_id, runs in board.mixed_held_out.items()
+    ] + [
+        f"Column {env_id} compares runs over different items: "
+        + "; ".join(f"{described} in {directory}" for directory, described in runs.items())
+        + " (their accuracies differ by the items as well as the agent)."
+        for env_id, runs in board.mixed_items.items()
     ]
 
 
