@@ -58,7 +58,7 @@ REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
 """Words a negation after a mention denies it with ("the jar is not the answer")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
-_ALTERNATIVE_SEPARATORS = re.compile(r"[,;/|\n]|\b(?:and|or)\b|&", re.IGNORECASE)
+_ALTERNATIVE_SPLIT = re.compile(r"([,;/|\n]|\b(?:and|or)\b|&)", re.IGNORECASE)
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -298,21 +298,34 @@ def _denied(
     )
 
 
-def lists_alternatives(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+def lists_alternatives(answer: str, golds: Sequence[str]) -> bool:
     """Whether the answer, split like a list (commas, semicolons, slashes, ``and``, ``or``),
-    has a short part without the gold besides one with it: "kitchen, garden", "Alice or Bob".
-    A part that starts with a negation excludes rather than adds ("garden, not the hall"). Golds
-    that are lists themselves ("Anne and Bob") are left to the length check."""
-    longest = max(len(p) for p in phrases)
-    if any(len(_ALTERNATIVE_SEPARATORS.split(" ".join(p))) > 1 for p in phrases):
-        return False
-    parts = [t for t in (words(part) for part in _ALTERNATIVE_SEPARATORS.split(answer)) if t]
+    has a short part that no mention of a gold covers: "kitchen, garden", "Alice or Bob".
+    A gold that is a list itself ("Anne and Bob") covers the parts it spans, so "Anne and Bob
+    or Carl" lists an alternative and "Anne and Bob" does not; "short" is at most
+    LIST_PART_MAX_EXTRA_WORDS longer than the golds' longest item. A part that starts with a
+    negation excludes rather than adds ("garden, not the hall")."""
+    phrases = [p for p in map(phrase_of, golds) if p]
+    longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
+    pieces = _ALTERNATIVE_SPLIT.split(answer)  # text, separator, text, ...
+    tokens: list[str] = []
+    part_of: list[int] = []
+    for number, piece in enumerate(pieces):
+        piece_words = words(piece)
+        tokens += piece_words
+        part_of += [number if number % 2 == 0 else -1] * len(piece_words)
+    parts: dict[int, list[str]] = {}
+    for token, part in zip(tokens, part_of, strict=True):
+        if part >= 0:
+            parts.setdefault(part, []).append(token)
     if len(parts) < 2:
         return False
-    with_gold = [bool(_phrase_spans(part, phrases)) for part in parts]
-    return any(with_gold) and any(
-        not has and len(part) <= longest + LIST_PART_MAX_EXTRA_WORDS and not _is_negation(part, 0)
-        for part, has in zip(parts, with_gold, strict=True)
+    covered = {part_of[i] for s, e in _phrase_spans(tokens, phrases) for i in range(s, e)}
+    return bool(covered) and any(
+        part not in covered
+        and len(part_words) <= longest + LIST_PART_MAX_EXTRA_WORDS
+        and not _is_negation(part_words, 0)
+        for part, part_words in parts.items()
     )
 
 
@@ -370,7 +383,7 @@ def judge_text(
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, gold_phrases):
+        if lists_alternatives(answer, [gold, *aliases]):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
     if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")

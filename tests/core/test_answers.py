@@ -190,6 +190,27 @@ def test_free_text_list_check_keeps_explanations_exclusions_and_list_golds() -> 
     assert judge_text("Anne and Bob", "Anne and Bob").correct
 
 
+@pytest.mark.parametrize(
+    ("gold", "hedge"),
+    [
+        ("Anne and Bob", "Anne and Bob or Carl or Dan"),
+        ("the red, shiny box", "the red, shiny box or the garden or the attic"),
+        ("No, she doesn't", "No, she doesn't, or yes she does"),
+        ("salt / pepper", "salt / pepper, sugar"),
+    ],
+)
+def test_a_gold_that_is_a_list_itself_still_refuses_alternatives_beside_it(
+    gold: str, hedge: str
+) -> None:
+    """Golds with a comma, "and" or "/" turned the list check off, leaving only the length
+    limit: a hedge of two more answers was credited (found by a user registering their own
+    free-text data)."""
+    assert judge_text(hedge, gold).verdict == "several_candidates"
+    assert judge_text(gold, gold).correct
+    assert judge_text(f"{gold}, because that is what the story says happened", gold).correct
+    assert judge_text(f"{gold}, not the garden", gold).correct
+
+
 def test_a_sentence_gold_is_denied_across_its_own_full_stop() -> None:
     """FANToM's golds are sentences: "The <gold> is wrong." split at the gold's own full stop
     and was credited; the stop ends the gold, not the refuting clause."""
