@@ -58,6 +58,9 @@ REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
 """Words a negation after a mention denies it with ("the jar is not the answer")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
+LOCATION_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
+"""A free-text gold that starts with one of these ("in the kitchen") is also named by the
+place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
 _ALTERNATIVE_SPLIT = re.compile(r"([,;/|\n]|\b(?:and|or)\b|&)", re.IGNORECASE)
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
@@ -298,14 +301,16 @@ def _denied(
     )
 
 
-def lists_alternatives(answer: str, golds: Sequence[str]) -> bool:
+def lists_alternatives(
+    answer: str, golds: Sequence[str], phrases: Sequence[tuple[str, ...]]
+) -> bool:
     """Whether the answer, split like a list (commas, semicolons, slashes, ``and``, ``or``),
     has a short part that no mention of a gold covers: "kitchen, garden", "Alice or Bob".
     A gold that is a list itself ("Anne and Bob") covers the parts it spans, so "Anne and Bob
     or Carl" lists an alternative and "Anne and Bob" does not; "short" is at most
     LIST_PART_MAX_EXTRA_WORDS longer than the golds' longest item. A part that starts with a
-    negation excludes rather than adds ("garden, not the hall")."""
-    phrases = [p for p in map(phrase_of, golds) if p]
+    negation excludes rather than adds ("garden, not the hall"). ``phrases``: the golds'
+    words as mentions are matched (with their variants)."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     pieces = _ALTERNATIVE_SPLIT.split(answer)  # text, separator, text, ...
     tokens: list[str] = []
@@ -371,6 +376,7 @@ def judge_text(
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
+    gold_phrases += [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
     others = {
         c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
     }
@@ -383,7 +389,7 @@ def judge_text(
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases]):
+        if lists_alternatives(answer, [gold, *aliases], gold_phrases):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
     if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")

@@ -220,3 +220,14 @@ def test_a_sentence_gold_is_denied_across_its_own_full_stop() -> None:
     assert judge_choice(f"Not sure. {gold}", gold, others).correct
     assert judge_choice(f"{gold} It is not wrong.", gold, others).correct
     assert judge_text("The jar. Wrong answers elsewhere.", "jar").correct  # its own stop only
+
+
+def test_a_location_gold_with_its_preposition_is_named_by_the_place_alone() -> None:
+    """A gold "in the box" refused "box" and "the box", though a gold "box" takes "in the
+    box" (a user's own free-text data writes locations either way)."""
+    for answer in ("box", "the box", "inside the box", "In the box."):
+        assert judge_text(answer, "in the box").correct, answer
+    assert judge_text("at home", "at home").correct and judge_text("home", "at home").correct
+    assert judge_text("basket", "in the box").verdict == "wrong"
+    assert judge_text("not the box", "in the box").verdict == "wrong"
+    assert judge_text("box or basket", "in the box").verdict == "several_candidates"
