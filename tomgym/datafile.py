@@ -133,6 +133,11 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
     with file.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a BOM
         reader = csv.reader(fh)
         header = next(reader, None) or []
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:  # dict(zip(...)) would keep the last one without a word
+            named = ", ".join(map(repr, twice))
+            problem = RowProblem("line 1", "<header>", f"column {named} appears more than once")
+            return [], [problem]
         last = reader.line_num
         for values in reader:
             number, last = last + 1, reader.line_num
@@ -201,6 +206,26 @@ def _listed(columns: Iterable[str]) -> str:
     return ", ".join(names[:MAX_COLUMNS]) + (f", ... ({more} more)" if more > 0 else "") or "none"
 
 
+def _sentences(value: Any) -> bool:
+    """A story given as a list of sentences (one per line when joined)."""
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def _text(value: Any) -> str:
+    """A text field's value: a string, or a number written as text; a list, an object or a
+    bool would reach the prompt as its Python form ("['a', 'b']", "True")."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError(f"expected text, got {type(value).__name__} {_short(value)}")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -229,8 +254,12 @@ def _fields(
                 fields[field] = _as_int(value)
             elif field == "answer" and isinstance(value, list | tuple):
                 fields[field] = [str(v) for v in value]
+            elif field == "answer" and isinstance(value, bool):
+                fields[field] = "yes" if value else "no"  # JSON true for a yes/no question
+            elif field == "story" and _sentences(value):
+                fields[field] = "\n".join(str(v).strip() for v in value)
             else:
-                fields[field] = str(value).strip()
+                fields[field] = _text(value)
         except (TypeError, ValueError) as exc:
             problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
@@ -417,6 +446,8 @@ def load_file_items(
             candidates_sep=candidates_sep,
         )
     except DataFileError as exc:
+        if problems and not rows:  # an unreadable header: "no rows" would only repeat it
+            exc.problems = [p for p in exc.problems if p.field != "<file>"]
         problems = problems + exc.problems
     if problems:
         problems.sort(key=lambda p: _number(p.where))

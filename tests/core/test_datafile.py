@@ -337,3 +337,39 @@ def test_candidates_kept_whole_by_another_separator_get_a_hint(tmp_path: Path) -
         load_file_items(path, "Commas-v0", mapping)
     items = load_file_items(path, "Commas-v0", mapping, candidates_sep=",")
     assert items[0].candidates == ("box", "bag")
+
+
+def test_a_repeated_csv_column_is_an_error_not_the_last_one(tmp_path: Path, env_id: str) -> None:
+    path = tmp_path / "dup.csv"
+    path.write_text("story,question,answer,answer\nA put x in box.,Where is x?,box,bag\n")
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(path, env_id, column_mapping())
+    assert [str(p) for p in caught.value.problems] == [
+        "line 1: field '<header>': column 'answer' appears more than once"
+    ]
+
+
+def test_jsonl_values_that_are_not_text_are_refused_or_read_as_meant(
+    tmp_path: Path, env_id: str
+) -> None:
+    """A list, an object or a bool reached the prompt as its Python form ("['Q?']")."""
+    rows = [
+        {"story": ["Ann put the ball in the box.", "Ann left."], "question": "Where?",
+         "answer": "box"},
+        {"story": "S.", "question": "Is it?", "answer": True},
+        {"story": "S.", "question": "How many?", "answer": 3},
+    ]  # fmt: skip
+    items = load_file_items(write_jsonl(tmp_path / "ok.jsonl", rows), env_id, column_mapping())
+    assert items[0].story == "Ann put the ball in the box.\nAnn left."
+    assert (items[1].answer, items[1].answer_type) == ("yes", "yes_no")
+    assert items[2].answer == "3"
+    bad = [{"story": "S.", "question": ["Q?"], "answer": "box"},
+           {"story": "S.", "question": "Q?", "answer": {"text": "box"}},
+           {"story": {"text": "S."}, "question": "Q?", "answer": "box"}]  # fmt: skip
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(write_jsonl(tmp_path / "bad.jsonl", bad), env_id, column_mapping())
+    assert [str(p) for p in caught.value.problems] == [
+        "line 1: field 'question': column 'question': expected text, got list ['Q?']",
+        "line 2: field 'answer': column 'answer': expected text, got dict {'text': 'box'}",
+        "line 3: field 'story': column 'story': expected text, got dict {'text': 'S.'}",
+    ]
