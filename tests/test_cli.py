@@ -257,3 +257,15 @@ def test_every_int_option_is_a_count_or_known_to_be_signed() -> None:
         if action.type is int and not signed.intersection(action.option_strings)
     ]
     assert loose == []
+
+
+def test_register_refuses_an_existing_id_without_naming_a_python_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tomgym.cli import main
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"story": "S.", "question": "Q?", "answer": "yes"}\n')
+    assert main(["register", str(path), "--id", "ToM-ToMi-v0"]) == 2
+    err = capsys.readouterr().err
+    assert "ToM-ToMi-v0 is already an env" in err and "overwrite" not in err

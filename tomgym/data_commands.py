@@ -133,6 +133,10 @@ def cmd_register(args: argparse.Namespace) -> int:
         "question_type": args.question_type,
         "split": args.split,
     }
+    if any(spec.id == args.id for spec in tomgym.list_envs()):  # overwrite= is for Python
+        raise ValueError(
+            f"{args.id} is already an env (built in or from a plugin); choose another --id"
+        )
     # A DataFileError (every bad row) reaches main(): "tomgym register: error: ...", exit 2.
     spec = register_from_file(
         args.file,

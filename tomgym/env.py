@@ -171,6 +171,28 @@ def _describe(allowed: Collection[int]) -> str:
     return ", ".join(str(a) for a in values)
 
 
+def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
+    """The items of ``source`` in ``split`` (``all``: every item), or an error that names the
+    env: a generated env takes no split, items without splits take only ``all``, and a split
+    none of the items has is refused, never replaced by the whole list."""
+    if not isinstance(source, ListSource):
+        raise TypeError(f"{label}: a generated env takes no split argument")
+    split = check_choice(label, "split", split, SPLITS)
+    if split == "all":
+        return source
+    present = sorted({item.split for item in source.items})
+    if present == ["all"]:
+        raise ValueError(
+            f"{label}: its items have no splits (use split='all' or none), not split={split!r}"
+        )
+    chosen = [item for item in source.items if item.split == split]
+    if not chosen:
+        raise SplitNotFoundError(
+            f"{label}: no items of split {split!r}; its items' splits are {', '.join(present)}"
+        )
+    return ListSource(chosen)
+
+
 class ToMEnv(gym.Env[str, str]):
     """A Theory-of-Mind question answered in one step.
 
@@ -312,24 +334,7 @@ class ToMEnv(gym.Env[str, str]):
         source = registered_source(self.tom_id)
         if split is None:
             return source
-        if not isinstance(source, ListSource):
-            raise TypeError(f"{self.label}: a generated env takes no split argument")
-        split = check_choice(self.label, "split", split, SPLITS)
-        if split == "all":
-            return source
-        present = sorted({item.split for item in source.items})
-        if present == ["all"]:
-            raise ValueError(
-                f"{self.label}: its items have no splits (use split='all' or none), "
-                f"not split={split!r}"
-            )
-        chosen = [item for item in source.items if item.split == split]
-        if not chosen:
-            raise SplitNotFoundError(
-                f"{self.label}: no items of split {split!r}; its items' splits are "
-                f"{', '.join(present)}"
-            )
-        return ListSource(chosen)
+        return split_of(self.label, source, split)
 
     # --- the Gymnasium API -------------------------------------------------------------
     @property

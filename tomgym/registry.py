@@ -9,7 +9,7 @@ from typing import Any, Literal
 import gymnasium as gym
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tomgym.items import ToMItem, validate_item, validate_items
+from tomgym.items import SPLITS, ToMItem, validate_item, validate_items
 from tomgym.sources import GeneratedSource, ItemSource, ListSource
 
 Usage = Literal["train", "eval-only"]
@@ -119,6 +119,8 @@ def register_tom_env(
     orders = _ints_or_none(env_id, "orders", orders)
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
         raise ValueError(f"{env_id}: size must be a non-negative int or None, got {size!r}")
+    if split not in SPLITS:
+        raise ValueError(f"{env_id}: split must be one of {', '.join(SPLITS)}, got {split!r}")
     if isinstance(held_out_from, str):
         raise ValueError(
             f"{env_id}: held_out_from must be a sequence of IDs, got {held_out_from!r}"
@@ -195,7 +197,7 @@ def register_tom_env(
             for err in exc.errors()
         )
         raise ValueError(f"{env_id}: bad registration argument(s): {problems}") from None
-    _check_kwargs(env_id, entry, spec.kwargs)
+    _check_kwargs(env_id, entry, spec.kwargs, source)
     # Everything is checked: from here on nothing can fail half-way.
     _changed()
     _SPECS[env_id] = spec
@@ -215,9 +217,12 @@ def register_tom_env(
     return spec
 
 
-def _check_kwargs(env_id: str, entry: str, kwargs: Mapping[str, Any]) -> None:
+def _check_kwargs(
+    env_id: str, entry: str, kwargs: Mapping[str, Any], source: ItemSource | None
+) -> None:
     """The default kwargs of a registration, checked before it is stored: every env's reward
-    and prompt, and (for envs of items or a generator) that nothing else is given but split."""
+    and prompt, and (for envs of items or a generator) that nothing else is given but a split
+    its items have."""
     from tomgym.prompts import resolve_prompt
     from tomgym.rewards import resolve_reward
 
@@ -241,6 +246,14 @@ def _check_kwargs(env_id: str, entry: str, kwargs: Mapping[str, Any]) -> None:
             f"{env_id}: kwargs {unknown} are not arguments of an env of items, which takes "
             f"{', '.join(known)}{hints}"
         )
+    if "split" in kwargs and source is not None:
+        from tomgym.env import split_of
+
+        try:
+            split_of(env_id, source, kwargs["split"])
+        except (TypeError, ValueError) as exc:  # SplitNotFoundError is a ValueError
+            message = str(exc).removeprefix(f"{env_id}: ")
+            raise ValueError(f"{env_id}: kwargs: {message}") from None
 
 
 _GENERATION = [0]

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import tomgym
-from tomgym.items import ItemError
+from tomgym.items import ItemError, ToMItem
 from tomgym.registry import UnknownEnvError, get_spec
 
 ITEMS = [
@@ -177,3 +177,16 @@ def test_training_labels_never_take_other_splits_items(custom_id: str) -> None:
     tomgym.register_tom_env(custom_id, items=ITEMS, overwrite=True)  # no splits: used whole
     env, kwargs = open_labelled_env(custom_id, "train", {})
     assert env.size == 3 and kwargs == {}
+
+
+def test_a_default_split_is_checked_against_the_items_when_registered() -> None:
+    """kwargs={"split": "banana"} (or a split the items lack) was stored and failed only at
+    gym.make; a spec split outside train/val/test/all was stored as well."""
+    item = ToMItem(id="a", story="S.", question="Q?", answer="box", candidates=("box", "bag"))
+    with pytest.raises(ValueError, match="Split-v0: kwargs: split must be one of"):
+        tomgym.register_tom_env("Split-v0", items=[item], kwargs={"split": "banana"})
+    with pytest.raises(ValueError, match="Split-v0: kwargs: its items have no splits"):
+        tomgym.register_tom_env("Split-v0", items=[item], kwargs={"split": "train"})
+    with pytest.raises(ValueError, match="Split-v0: split must be one of train, val, test, all"):
+        tomgym.register_tom_env("Split-v0", items=[item], split="banana")
+    assert "Split-v0" not in {spec.id for spec in tomgym.list_envs()}
