@@ -40,7 +40,7 @@ gold) may add this many words to the gold phrase: pasting the whole story names 
 NEGATIONS = frozenset(
     {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
      "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
-     "shouldnt", "aint", "except", "excluding"}
+     "shouldnt", "aint", "except", "excluding", "nowhere"}
 )  # fmt: skip
 """Words that negate what follows ("not the jar"); ``n't`` is read as its own word ``t`` after
 a word ending in ``n`` (``isn't`` -> ``isn t``)."""
@@ -49,15 +49,20 @@ NEGATION_REACH = 3
 "is not (located) in the jar" but not "does not know it moved, so she looks in the jar"."""
 EXCLUDING_PAIRS = frozenset(
     {("other", "than"), ("no", "longer"), ("anywhere", "but"), ("anything", "but"),
-     ("everywhere", "but"), ("everything", "but"), ("all", "but")}
+     ("everywhere", "but"), ("everything", "but"), ("all", "but"), ("instead", "of"),
+     ("rather", "than")}
 )  # fmt: skip
-"""Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar")."""
+"""Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar",
+"the box instead of the jar")."""
 REFUTING_WORDS = frozenset({"wrong", "incorrect"})
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
 """Words a negation after a mention denies it with ("the jar is not the answer")."""
-_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "t"}
+_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
+_CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
+"""Where a mention's clause ends for the words that refute it: a colon or an opening bracket
+after it goes on about it ("the jar: wrong", "the jar (wrong)")."""
 LOCATION_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
 """A free-text gold that starts with one of these ("in the kitchen") is also named by the
 place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
@@ -68,13 +73,37 @@ this many words longer than the gold reads as an alternative answer ("kitchen, g
 
 
 def words(text: str) -> list[str]:
-    """Normalised whole words: NFKC, case-folded, ``_`` and punctuation as spaces, no articles."""
+    """Normalised whole words: NFKC, case-folded, ``n't`` and ``cannot`` written out ("does
+    not", "can not"), ``_`` and punctuation as spaces, no articles."""
     # ASCII is NFKC-stable and casefolds as lower(): the common case skips both passes.
     if text.isascii():  # the ASCII non-word characters are exactly the non-alphanumerics
-        spaced = text.lower().translate(_ASCII_NON_WORD_AS_SPACE)
+        lowered = text.lower()
+        if "n't" in lowered or "cannot" in lowered:
+            lowered = _expand_negations(lowered)
+        spaced = lowered.translate(_ASCII_NON_WORD_AS_SPACE)
     else:
-        spaced = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        if "n't" in folded or "n’t" in folded or "cannot" in folded:
+            folded = _expand_negations(folded)
+        spaced = _NON_WORD.sub(" ", folded)
     return [w for w in spaced.split() if w not in ARTICLES]
+
+
+_CONTRACTED_NOT = re.compile(r"\b(\w+)n['\u2019]t\b|\bcannot\b")
+_IRREGULAR_NOT = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+
+
+def _expand_negations(text: str) -> str:
+    """``doesn't`` -> ``does not``, ``won't`` -> ``will not``, ``cannot`` -> ``can not``: the
+    dataset's "does not know about it" and an answer's "doesn't know about it" are one phrase."""
+
+    def expand(match: re.Match[str]) -> str:
+        stem = match.group(1)
+        if stem is None:
+            return "can not"
+        return f"{_IRREGULAR_NOT.get(stem, stem)} not"
+
+    return _CONTRACTED_NOT.sub(expand, text)
 
 
 @dataclass(frozen=True)
@@ -259,8 +288,12 @@ def negates(
         clause_words = words(clause)
         tokens += clause_words
         clause_of += [number] * len(clause_words)
+    # The same words (every break is a non-word character), in the clauses refutations read.
+    clause_after: list[int] = []
+    for number, clause in enumerate(_CLAUSE_BREAKS_AFTER.split(answer)):
+        clause_after += [number] * len(words(clause))
     return any(
-        _denied(tokens, clause_of, s, e, golds_end_clauses)
+        _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses)
         for s, e in _phrase_spans(tokens, phrases)
     )
 
@@ -271,11 +304,17 @@ def ends_clause(texts: Iterable[str]) -> bool:
 
 
 def _denied(
-    tokens: Sequence[str], clause_of: Sequence[int], start: int, end: int, own_break: bool
+    tokens: Sequence[str],
+    clause_of: Sequence[int],
+    clause_after: Sequence[int],
+    start: int,
+    end: int,
+    own_break: bool,
 ) -> bool:
     """Whether the mention tokens[start:end] is negated before it or refuted after it, within
-    the clause it starts (before) or ends (after) in; ``own_break``: a clause that ends with
-    the mention continues into the next one (the break was the gold's own)."""
+    the clause it starts (before, ``clause_of``) or ends (after, ``clause_after``) in;
+    ``own_break``: a clause that ends with the mention continues into the next one (the break
+    was the gold's own)."""
     first = start
     while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
         first -= 1
@@ -285,10 +324,10 @@ def _denied(
         return True
     last = end
     limit = min(len(tokens), end + NEGATION_REACH + 1)
-    clause = clause_of[end - 1]
-    if own_break and end < len(tokens) and clause_of[end] != clause:
-        clause = clause_of[end]
-    while last < limit and clause_of[last] == clause:
+    clause = clause_after[end - 1]
+    if own_break and end < len(tokens) and clause_after[end] != clause:
+        clause = clause_after[end]
+    while last < limit and clause_after[last] == clause:
         last += 1
     if any(
         tokens[j] in REFUTING_WORDS and not (j > end and _is_negation(tokens, j - 1))
@@ -416,9 +455,22 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     said = leading_yes_no(answer)
     if said is None:
         return Judgement(False, "unparsable", "the answer does not start with yes or no")
-    if said == gold_value:
-        return Judgement(True, "correct", f"starts with {said!r}")
-    return Judgement(False, "wrong", f"starts with {said!r}")
+    if said != gold_value:
+        return Judgement(False, "wrong", f"starts with {said!r}")
+    other = "no" if said == "yes" else "yes"
+    if _STANDALONE[other].search(answer):
+        return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
+    return Judgement(True, "correct", f"starts with {said!r}")
+
+
+_STANDALONE = {
+    word: re.compile(
+        rf"\b{word}\b(?=\s*(?:$|[,;:.!?/|)\]\n]|(?:or|and|but)\b))", re.IGNORECASE
+    )
+    for word in ("yes", "no")
+}
+"""``yes``/``no`` said as an answer: at the end of a clause or before another alternative ("yes
+or no", "Yes? No!", "yes/no"), not as a word of a sentence ("no one saw it")."""
 
 
 _LIST_SEPARATORS = re.compile(r"[,;\n]|\band\b|&")

@@ -231,3 +231,35 @@ def test_a_location_gold_with_its_preposition_is_named_by_the_place_alone() -> N
     assert judge_text("basket", "in the box").verdict == "wrong"
     assert judge_text("not the box", "in the box").verdict == "wrong"
     assert judge_text("box or basket", "in the box").verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    "hedge", ["yes or no", "yes/no", "Yes and no", "Yes? No!", "yes\n\nActually no, he doesn't."]
+)
+def test_a_yes_no_answer_that_says_both_is_not_credited(hedge: str) -> None:
+    """Every one of these earned the full reward on a yes item: answering "yes or no" to
+    every yes/no question was right on all of them (found by an RL user's review)."""
+    assert judge_yes_no(hedge, "yes").verdict == "several_candidates"
+    assert judge_yes_no("Yes, no one told him otherwise.", "yes").correct
+    assert judge_yes_no("Yes.", "yes").correct
+
+
+def test_contractions_name_the_same_phrase_as_the_words_written_out() -> None:
+    """ExploreToM's candidate "does not know about it" refused "doesn't know about it"."""
+    candidates = ["knows about it", "does not know about it"]
+    said = ("doesn't know about it", "He doesn\u2019t know about it", "Does NOT know about it")
+    for answer in said:
+        assert judge_choice(answer, "does not know about it", candidates).correct, answer
+    assert not judge_choice("doesn't know about it", "knows about it", candidates).correct
+    assert words("can't won't cannot") == ["can", "not", "will", "not", "can", "not"]
+
+
+@pytest.mark.parametrize(
+    "denial",
+    ["crate (wrong)", "crate: wrong", "nowhere near the crate", "the basket instead of the crate",
+     "the bin rather than the crate"],
+)  # fmt: skip
+def test_more_denials_of_the_gold_earn_nothing(denial: str) -> None:
+    assert judge_text(denial, "crate").verdict == "wrong", denial
+    assert judge_text("the crate instead of the basket", "crate").correct
+    assert judge_text("Not sure: the crate", "crate").correct
