@@ -149,7 +149,9 @@ def score_response(
     if spec.trace_weight > 0 and family in ("hitom", "tomi"):
         from tomgym.trace import safe_trace_fidelity
 
-        trace = safe_trace_fidelity(item.story, item.question, parsed.think or "", family)
+        trace = safe_trace_fidelity(
+            item.story, item.question, parsed.think or "", family, item.candidates
+        )
         parts["trace"] = spec.trace_weight * trace.reward
     return Score(
         reward=sum(parts.values()),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tomgym.world.parse import UnknownSentenceError, parse_hitom_question, parse_story
-from tomgym.world.simulator import Event, Move, ObjectIs, PrivateTell, PublicClaim, World
+from tomgym.world.simulator import Enter, Event, Move, ObjectIs, PrivateTell, PublicClaim, World
 from tomgym.world.solve import hitom_world
 from tomgym.world.tomi_solve import parse_tomi_question, tomi_world
 
@@ -30,6 +30,14 @@ BELIEF_VERBS = frozenset(
 FILLER = frozenset({"that", "really", "still", "probably", "also", "now", "the", "then", "so"})
 NEGATIONS = frozenset({"not", "no", "never", "doesn't", "don't", "isn't", "wasn't", "nor"})
 PAST_MARKERS = frozenset({"was", "were", "initially", "originally", "beginning", "previously"})
+PLACE_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
+ARTICLES = frozenset({"the", "a", "an"})
+NOT_PLACES = frozenset(
+    {"it", "there", "here", "same", "room", "place", "container", "one", "his", "her", "their",
+     "its", "this", "that", "which", "what", "where", "front", "back", "middle", "other",
+     "another", "some", "any", "each", "order", "fact", "case", "story", "end", "mind"}
+)  # fmt: skip
+"""Words after "in (the)" that name no place ("in the same place", "in his mind")."""
 
 
 @dataclass(frozen=True)
@@ -94,20 +102,29 @@ class Vocabulary:
     containers: dict[str, str]
     spaced: tuple[tuple[str, str], ...]
     """("green drawer", "green_drawer"): multi-word spellings a model may write."""
+    places: frozenset[str] = frozenset()
+    """The story's rooms, agents and objects: words after "in the" that are not containers."""
 
 
-def _vocabulary(world: World, events: Sequence[Event] = ()) -> Vocabulary:
-    """What the world knows, plus containers only ever claimed (``events``)."""
+def _vocabulary(
+    world: World, events: Sequence[Event] = (), candidates: Sequence[str] = ()
+) -> Vocabulary:
+    """What the world knows, plus containers only ever claimed (``events``) and the item's
+    candidate answers (containers of the vocabulary that the story never uses)."""
     containers = list(world.container_room)
     containers += [
         e.container for e in events if isinstance(e, PublicClaim | PrivateTell | ObjectIs | Move)
     ]
+    containers += [c for c in candidates if c and " " not in c.strip()]
     names = [*world.location, *containers]
+    rooms = {r for r in world.container_room.values() if r}
+    rooms |= {e.room for e in events if isinstance(e, Enter)}
     return Vocabulary(
         agents={a.lower(): a for a in world.agents},
         objects={o.lower(): o for o in world.location},
         containers={c.lower(): c for c in containers},
         spaced=tuple((n.lower().replace("_", " "), n.lower()) for n in names if "_" in n),
+        places=frozenset(x.lower() for x in (*rooms, *world.agents, *world.location)),
     )
 
 
@@ -123,6 +140,8 @@ def _claim(sentence: str, vocab: Vocabulary) -> Claim | None:
     if obj_at is None:
         return None
     after = [t for t in tokens[obj_at + 1 :] if t in vocab.containers]
+    if not after:
+        after = _unknown_place(tokens[obj_at + 1 :], vocab)
     if len(after) != 1:  # none, or "moved from X to Y": ambiguous
         return None
     agents: list[str] = []
@@ -139,13 +158,38 @@ def _claim(sentence: str, vocab: Vocabulary) -> Claim | None:
         return None
     if not agents and any(t in PAST_MARKERS for t in tokens):
         return None  # a statement about the past, not the current location
-    return Claim(tuple(agents), vocab.objects[tokens[obj_at]], vocab.containers[after[0]], sentence)
+    container = vocab.containers.get(after[0], after[0])
+    return Claim(tuple(agents), vocab.objects[tokens[obj_at]], container, sentence)
 
 
-def parse_claims(text: str, world: World, events: Sequence[Event] = ()) -> list[Claim]:
-    """Every belief claim in ``text`` about the world's agents, objects and containers (and
-    the containers the ``events`` mention)."""
-    vocab = _vocabulary(world, events)
+def _unknown_place(tokens: Sequence[str], vocab: Vocabulary) -> list[str]:
+    """The word after "in (the)" when it is none of the story's containers, rooms, agents or
+    objects: a claim that the object is somewhere the story never puts it is a claim, and a
+    wrong one, not a sentence to pass over (a second, made-up container for a chain was not
+    seen, so the chain's right claim was paid in full)."""
+    for i, token in enumerate(tokens[:-1]):
+        if token not in PLACE_PREPOSITIONS:
+            continue
+        j = i + 1
+        while j < len(tokens) and tokens[j] in ARTICLES:
+            j += 1
+        if j < len(tokens):
+            place = tokens[j]
+            if place in vocab.places or place in FILLER or place in NOT_PLACES:
+                return []
+            if not place[:1].isalpha():
+                return []
+            return [place]
+    return []
+
+
+def parse_claims(
+    text: str, world: World, events: Sequence[Event] = (), candidates: Sequence[str] = ()
+) -> list[Claim]:
+    """Every belief claim in ``text`` about the world's agents and objects: in one of the
+    world's containers, one the ``events`` mention, one of the ``candidates``, or any other
+    place named after "in (the)" (a wrong claim, since the story never puts anything there)."""
+    vocab = _vocabulary(world, events, candidates)
     claims = []
     for sentence in _SENTENCE_END.split(text[:MAX_TRACE_CHARS]):
         claim = _claim(sentence.strip(), vocab)
@@ -165,7 +209,9 @@ def _question(question: str, family: str) -> tuple[tuple[str, ...], str, bool]:
     return agents, obj, kind != "memory"
 
 
-def trace_fidelity(story: str, question: str, think_text: str, family: str) -> TraceScore:
+def trace_fidelity(
+    story: str, question: str, think_text: str, family: str, candidates: Sequence[str] = ()
+) -> TraceScore:
     """Judge the belief claims of ``think_text`` against the simulated story.
 
     A claim is relevant when it is about the question's object and its agents are the
@@ -183,7 +229,7 @@ def trace_fidelity(story: str, question: str, think_text: str, family: str) -> T
     needed = {chain[i:] for i in range(len(chain) + 1)} if traceable else set()
     score = TraceScore(needed=len(needed))
     containers: dict[tuple[str, ...], set[str]] = {}
-    for claim in parse_claims(think_text, world, events):
+    for claim in parse_claims(think_text, world, events, candidates):
         if claim.obj != obj or claim.agents not in needed:
             score.claims.append((claim, "irrelevant"))
             score.irrelevant += 1
@@ -200,10 +246,12 @@ def trace_fidelity(story: str, question: str, think_text: str, family: str) -> T
     return score
 
 
-def safe_trace_fidelity(story: str, question: str, think_text: str, family: str) -> TraceScore:
+def safe_trace_fidelity(
+    story: str, question: str, think_text: str, family: str, candidates: Sequence[str] = ()
+) -> TraceScore:
     """``trace_fidelity``, or an empty score when the story or question does not parse."""
     try:
-        return trace_fidelity(story, question, think_text, family)
+        return trace_fidelity(story, question, think_text, family, candidates)
     except (UnknownSentenceError, ValueError):
         return TraceScore()
 

@@ -128,3 +128,24 @@ def test_tomi_memory_questions_are_not_judged_on_the_present() -> None:
     think = f"The {item.metadata['object']} is in the {item.answer}."
     score = trace_fidelity(item.story, item.question, think, "tomi")
     assert score.relevant == 0 and score.fidelity is None and score.reward == 0.0
+
+
+@pytest.mark.parametrize("made_up", ["blue_box", "moon", "cupboard"])
+def test_a_second_container_the_story_never_uses_still_contradicts_the_chain(
+    made_up: str,
+) -> None:
+    """A second answer for the question's chain in a container outside the story was not
+    read as a claim, so the chain's right claim was paid in full (found by a reviewer gaming
+    the trace reward)."""
+    right = (
+        "The apple is in the blue_tub. Ben thinks the apple is in the red_bag. "
+        "Anna thinks Ben thinks the apple is in the green_box."
+    )
+    assert trace_fidelity(STORY, QUESTION, right, "hitom").reward == 1.0
+    hedged = right + f" Anna thinks Ben thinks the apple is in the {made_up}."
+    score = trace_fidelity(STORY, QUESTION, hedged, "hitom", candidates=("blue_box", "red_bag"))
+    assert (score.right, score.wrong, score.reward) == (2, 1, 0.0)
+    rooms = right + " Anna thinks Ben thinks the apple is still in the kitchen."
+    assert trace_fidelity(STORY, QUESTION, rooms, "hitom").reward == 1.0  # a room: no claim
+    vague = right + " Anna thinks the apple is in the same place."
+    assert trace_fidelity(STORY, QUESTION, vague, "hitom").reward == 1.0

@@ -336,7 +336,9 @@ def score_response(
     think_words, think_entities = think_features(
         text, episode.prefill, item.story, item.candidates, item.question
     )
-    trace = trace_counts(text, episode.prefill, item.story, item.question, episode.family)
+    trace = trace_counts(
+        text, episode.prefill, item.story, item.question, episode.family, item.candidates
+    )
     metadata = item.metadata
     story_type = metadata.get("story_type")
     deception = metadata.get("deception")
@@ -391,7 +393,12 @@ TRACE_FAMILIES = frozenset({"hitom", "tomi"})
 
 
 def trace_counts(
-    text: str, prefill: str, story: str, question: str, family: str
+    text: str,
+    prefill: str,
+    story: str,
+    question: str,
+    family: str,
+    candidates: Sequence[str] = (),
 ) -> tuple[int, int] | None:
     """(right, wrong) belief claims of the think part, for families the simulator can check."""
     if family not in TRACE_FAMILIES:
@@ -400,7 +407,7 @@ def trace_counts(
     from tomgym.trace import safe_trace_fidelity
 
     think = parse_response(text, prefill).think or ""
-    score = safe_trace_fidelity(story, question, think, family)
+    score = safe_trace_fidelity(story, question, think, family, candidates)
     return (score.right, score.wrong)
 
 
