@@ -217,3 +217,23 @@ def test_labels_take_numpy_numbers_and_refuse_loose_indices() -> None:
     for index in ("3", 3.0, True):
         with pytest.raises(LabelError):
             decode_label({"env_id": ENV, "index": index, "kwargs": {}})
+
+
+def test_completion_shapes_other_libraries_hand_over_are_read_or_refused() -> None:
+    """Messages without roles, a 'model' or 'Assistant' role and a pipeline's generated_text
+    were read as empty text: reward 0 with no error."""
+    from tomgym.train.labels import response_text
+
+    text = "<think>x</think><answer>crate</answer>"
+    shapes = [  # fmt: skip
+        [{"content": text}],
+        [{"role": "model", "content": text}],
+        [{"role": "Assistant", "content": text}],
+        [{"generated_text": text}],
+        {"generated_text": [{"role": "user", "content": "q"},
+                            {"role": "assistant", "content": text}]},
+    ]
+    assert [response_text(shape) for shape in shapes] == [text] * len(shapes)
+    for bad in ([{"role": "user", "content": text}], [{"foo": 1}], {"foo": 1}):
+        with pytest.raises(TypeError):
+            response_text(bad)

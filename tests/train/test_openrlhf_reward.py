@@ -37,6 +37,20 @@ def test_strip_end_tokens_and_prompt() -> None:
     assert response_from_query(PROMPT + "hi<|im_end|>", PROMPT) == "hi"
     # a prompt that does not round-trip exactly: cut at the assistant marker
     assert response_from_query(PROMPT + "hi<|im_end|>", "other text") == "hi"
+    deepseek = "<\uff5cUser\uff5c>Where?<\uff5cAssistant\uff5c>"
+    assert response_from_query(deepseek + "hi", "other") == "hi"
+    assert response_from_query("<|user|>\nWhere?<|end|>\n<|assistant|>\nhi<|end|>", "x") == "hi"
+
+
+def test_a_query_whose_response_cannot_be_found_is_an_error_not_a_zero() -> None:
+    """Without the prompt as prefix or a known marker the whole query was scored: the
+    system prompt's example tags read as several answers, reward 0 and error 0."""
+    label, gold = label_and_gold()
+    query = "User: Where? <answer> your answer </answer> Bot: " + f"<answer>{gold}</answer>"
+    with pytest.raises(openrlhf_reward.UnknownPromptError):
+        response_from_query(query, "User: Where?  <answer> your answer </answer> Bot:")
+    out = openrlhf_reward.reward_func([query], ["no prefix"], [label])
+    assert out["extra_logs"]["error"].tolist() == [1.0]
 
 
 @pytest.mark.parametrize("reward", ["rlvr", "tomrl"])

@@ -249,21 +249,43 @@ def failure_reward(label: Any) -> float:
     return sum(failure_parts(label))
 
 
+ASSISTANT_ROLES = frozenset({"assistant", "model"})
+"""Roles of the model's own turns (``model``: Gemini and Gemma chat formats)."""
+
+
 def response_text(completion: Any) -> str:
     """The response a trainer hands over, as text: a string; chat messages (the assistant's,
-    joined); a message; or content parts (``{"type": "text", "text": ...}``). Anything else
-    (None, numbers) is a TypeError, which every adapter turns into its failure reward."""
+    joined; roles ``assistant`` or ``model``, any case); a message; content parts
+    (``{"type": "text", "text": ...}``); or a pipeline's ``{"generated_text": ...}``. Anything
+    else (None, numbers, messages without an assistant turn, dicts of other keys) is a
+    TypeError naming what it got, which every adapter turns into its failure reward."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Mapping):
-        return _content_text(completion.get("content"))
+        return _message_text(completion)
     if isinstance(completion, list | tuple) and all(isinstance(m, Mapping) for m in completion):
         if any("role" in m for m in completion):
+            roles = [str(m.get("role", "")) for m in completion]
+            if not any(r.lower() in ASSISTANT_ROLES for r in roles):
+                raise TypeError(f"chat messages without an assistant turn (roles {roles})")
             return "".join(
-                _content_text(m.get("content")) for m in completion if m.get("role") == "assistant"
+                _content_text(m.get("content"))
+                for m, role in zip(completion, roles, strict=True)
+                if role.lower() in ASSISTANT_ROLES
             )
+        if completion and all("content" in m or "generated_text" in m for m in completion):
+            return "".join(_message_text(m) for m in completion)
         return _content_text(list(completion))
     raise TypeError(f"a completion must be text or chat messages, got {type(completion).__name__}")
+
+
+def _message_text(message: Mapping[str, Any]) -> str:
+    """One message's text: its ``content``, or a pipeline output's ``generated_text``."""
+    if "content" in message:
+        return _content_text(message["content"])
+    if "generated_text" in message:
+        return response_text(message["generated_text"])
+    raise TypeError(f"a message needs 'content', got keys {sorted(map(str, message))}")
 
 
 def _content_text(content: Any) -> str:
@@ -273,9 +295,11 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list | tuple):
+        for part in content:
+            if not isinstance(part, Mapping) or not ("type" in part or "text" in part):
+                shown = sorted(map(str, part)) if isinstance(part, Mapping) else type(part).__name__
+                raise TypeError(f"a content part needs 'type' or 'text', got {shown}")
         return "".join(
-            str(part.get("text") or "")
-            for part in content
-            if isinstance(part, Mapping) and part.get("type", "text") == "text"
+            str(part.get("text") or "") for part in content if part.get("type", "text") == "text"
         )
     raise TypeError(f"message content must be text or parts, got {type(content).__name__}")

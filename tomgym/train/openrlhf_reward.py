@@ -33,7 +33,16 @@ ASSISTANT_MARKERS = (
     "<|start_header_id|>assistant<|end_header_id|>\n\n",
     "<start_of_turn>model\n",
     "[/INST]",
+    "<\uff5cAssistant\uff5c>",  # DeepSeek-R1 and its distills
+    "<|assistant|>\n",  # Phi-3, Zephyr
+    "<|assistant|>",
 )
+
+
+class UnknownPromptError(ValueError):
+    """The query neither starts with the prompt nor holds an assistant-turn marker: where the
+    response starts is unknown, and scoring the whole query would read the prompt's example
+    tags as the answer."""
 
 
 class Outcome(NamedTuple):
@@ -69,7 +78,13 @@ def response_from_query(query: str, prompt: str) -> str:
         # Decoding the prompt's tokens may not give back its exact text: cut at the last
         # assistant-turn marker instead.
         cuts = [query.rfind(m) + len(m) for m in ASSISTANT_MARKERS if m in query]
-        response = query[max(cuts) :] if cuts else query
+        if not cuts:
+            raise UnknownPromptError(
+                "the query does not start with the prompt and has no assistant-turn marker "
+                f"({', '.join(map(repr, ASSISTANT_MARKERS))}): cannot tell where the response "
+                "starts"
+            )
+        response = query[max(cuts) :]
     return strip_end_tokens(response)
 
 
