@@ -76,7 +76,7 @@ def test_an_eval_names_held_out_envs_that_share_items_with_in_distribution_ones(
 ) -> None:
     """The Hi-ToM release next to its own O4 subset held out: the gap would compare items with
     themselves. paper-2504 used to hold exactly that pair."""
-    from tomgym.eval.runner import resolve_targets, shared_items
+    from tomgym.eval.runner import resolve_targets, shared_items, shared_stories
 
     envs = [
         {"id": "ToM-HiToM-Original-v0", "held_out": False},
@@ -90,3 +90,10 @@ def test_an_eval_names_held_out_envs_that_share_items_with_in_distribution_ones(
     assert "held-out ToM-HiToM-Original-O4-v0 shares 120 items" in capsys.readouterr().err
     paper, _, _ = resolve_targets(None, "paper-2504", 5, None, None)
     assert shared_items(paper) == []
+    # No item in common, but every O4 question is about a story O0-O3 ask about too.
+    (o4,) = shared_stories(paper)
+    assert o4[0] == "ToM-HiToM-Original-O4-v0" and o4[2] == o4[3] > 0
+    assert "ToM-HiToM-Original-O3-v0" in o4[1]
+    assert "it holds out the questions (another order or kind), not the stories" in (
+        capsys.readouterr().err
+    )

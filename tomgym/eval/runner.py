@@ -251,11 +251,47 @@ def shared_items(targets: Sequence[EnvTarget]) -> list[tuple[str, str, int]]:
     ]
 
 
+def shared_stories(targets: Sequence[EnvTarget]) -> list[tuple[str, list[str], int, int]]:
+    """(held-out env, the in-distribution envs it shares stories with, stories shared, its
+    stories) for fixed envs that share stories but no items: the Hi-ToM release asks every
+    order about each story, so its held-out O4 questions are about the stories of O0-O3."""
+    stories = {
+        t.env_id: {item.story.strip() for item in t.env.source.items}
+        for t in targets
+        if t.env is not None and isinstance(t.env.source, ListSource)
+    }
+    with_items = {(out, inside) for out, inside, _ in shared_items(targets)}
+    found = []
+    for out in targets:
+        if not out.held_out or out.env_id not in stories:
+            continue
+        insides = [
+            t.env_id
+            for t in targets
+            if not t.held_out
+            and t.env_id in stories
+            and (out.env_id, t.env_id) not in with_items
+            and stories[out.env_id] & stories[t.env_id]
+        ]
+        if insides:
+            seen = set().union(*(stories[e] for e in insides))
+            mine = stories[out.env_id]
+            found.append((out.env_id, insides, len(mine & seen), len(mine)))
+    return found
+
+
 def warn_shared_items(targets: Sequence[EnvTarget]) -> None:
     for held_out, inside, count in shared_items(targets):
         print(
             f"tomgym eval: held-out {held_out} shares {count} items with in-distribution "
             f"{inside}: their gap compares those items with themselves",
+            file=sys.stderr,
+        )
+    for held_out, insides, shared, total in shared_stories(targets):
+        print(
+            f"tomgym eval: note: held-out {held_out} shares {shared} of its {total} stories "
+            f"with in-distribution {', '.join(insides)}: it holds out the questions (another "
+            "order or kind), not the stories",
             file=sys.stderr,
         )
 
