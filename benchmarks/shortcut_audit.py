@@ -54,10 +54,11 @@ def main() -> int:
         "# Shortcut audit",
         "",
         f"`{record['command']}` ({seconds:.0f} s). Accuracy in % on each env's test items "
-        "(its test split, else its val split, else a fixed half of its items); the probe is a "
-        "linear softmax over candidates on bag-of-words and mention-position features, trained "
-        "on the train split (or the other half). share = (best non-oracle - chance) / "
-        "(oracle - chance).",
+        "(its test split, else its val split, else a fixed half of its stories); the probe is "
+        "a linear softmax over candidates on bag-of-words and mention-position features, "
+        "trained on the train split (or the other half). share = (best shortcut - chance) / "
+        "(oracle - chance), the best shortcut being a heuristic or the probe (random measures "
+        "chance; it is not a shortcut).",
         "",
         table,
         "",

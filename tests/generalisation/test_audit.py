@@ -55,3 +55,16 @@ def test_audit_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert args.handler(args) == 0
     assert "| ToM-ToMi-v0 |" in capsys.readouterr().out
     assert json.loads(out.read_text())["rows"][0]["env_id"] == "ToM-ToMi-v0"
+
+
+def test_a_release_without_splits_is_halved_by_story_and_random_is_not_a_shortcut() -> None:
+    """The probe was trained and tested on the same Hi-ToM stories (95 of 100 test items
+    shared a story with its training items), and random's luck was named the best shortcut."""
+    from tomgym.shortcuts import AuditRow, split_items
+
+    train, test, what = split_items("ToM-HiToM-Original-v0", 200, 100)
+    assert what == "half of the stories (no split)" and len(test) == 100 and len(train) == 200
+    assert not {it.story for it in train} & {it.story for it in test}
+    row = AuditRow("x", "hitom", what, 200, 100, chance=0.5, oracle=1.0,
+                   baselines={"random": 0.6, "heuristic:first": 0.55})  # fmt: skip
+    assert row.best_shortcut == ("heuristic:first", 0.55)
