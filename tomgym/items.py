@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
@@ -131,16 +132,24 @@ def describe_error(err: Mapping[str, Any]) -> tuple[str, str]:
 
 def default_answer_type(fields: Mapping[str, Any]) -> str:
     """The answer type of a record that names none: ``names`` for a list answer, ``choice``
-    with candidates, ``yes_no`` for a yes or no answer (``"Yes."`` too; as free text, "yes no"
-    would name the gold), else ``text``."""
+    with candidates, ``yes_no`` for a yes or no answer (``"Yes."`` too, and one that goes on
+    after a stop or comma, ``"No, she doesn't."``: as free text, "no" would not name it and
+    "yes no" would), else ``text``."""
     answer = fields.get("answer")
     if isinstance(answer, list):
         return "names"
     if fields.get("candidates"):
         return "choice"
-    if isinstance(answer, str) and words(answer) in (["yes"], ["no"]):
+    if isinstance(answer, str) and (
+        words(answer) in (["yes"], ["no"]) or _YES_NO_THEN_MORE.match(answer)
+    ):
         return "yes_no"
     return "text"
+
+
+_YES_NO_THEN_MORE = re.compile(r"\s*(?:yes|no)\s*[,.;:!]", re.IGNORECASE)
+"""A sentence answer that starts with yes or no as a word of its own ("No, she doesn't"), not
+"No one saw it"."""
 
 
 _NONE_MEANS_DEFAULT = frozenset(

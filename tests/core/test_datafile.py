@@ -373,3 +373,14 @@ def test_jsonl_values_that_are_not_text_are_refused_or_read_as_meant(
         "line 2: field 'answer': column 'answer': expected text, got dict {'text': 'box'}",
         "line 3: field 'story': column 'story': expected text, got dict {'text': 'S.'}",
     ]
+
+
+def test_a_sentence_answer_starting_with_yes_or_no_is_judged_as_yes_no(
+    tmp_path: Path, env_id: str
+) -> None:
+    """"No, she doesn't" was typed free text: <answer>no</answer> scored wrong."""
+    rows = [{"story": "S.", "question": "Does she know?", "answer": "No, she doesn't."},
+            {"story": "S.", "question": "Who saw it?", "answer": "No one saw it"}]  # fmt: skip
+    first, second = load_file_items(write_jsonl(tmp_path / "yn.jsonl", rows), env_id,
+                                    column_mapping())  # fmt: skip
+    assert (first.answer_type, second.answer_type) == ("yes_no", "text")
