@@ -92,7 +92,25 @@ def test_a_think_part_pasted_from_the_story_is_not_reasoning() -> None:
     think_words, entities = think_features(
         f"<think>{pasted}</think><answer>x</answer>", "", item.story, item.candidates
     )
-    assert entities >= MIN_THINK_ENTITIES and think_words < MIN_THINK_WORDS
+    assert think_words < MIN_THINK_WORDS
+
+
+def test_story_lines_pasted_out_of_order_and_name_salad_are_not_reasoning() -> None:
+    """Red-teamed again: the story's lines in reverse order (no 8-word run left in order) and
+    a think part listing names and containers ("Kurt Delia blue_chest hmm ...") both scored
+    as structured reasoning, above an oracle-style trace."""
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    lines = [line.split(" ", 1)[1] for line in item.story.splitlines()]
+    for pasted in (" ".join(reversed(lines)), " ".join(lines[::2])):
+        assert think_features(f"<think>{pasted}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    names = " ".join(item.metadata["question_agents"]) + " " + " ".join(item.candidates[:3])
+    salad = f"<think>{names} hmm let me consider this very carefully indeed</think>"
+    own, named = think_features(salad, "", item.story, item.candidates)
+    assert own >= MIN_THINK_WORDS and named == 0
+    obj, where = item.metadata["object"], item.answer
+    agent = item.metadata["question_agents"][0]
+    claim = f"<think>{agent} thinks the {obj} is in the {where}, as far as I can tell.</think>"
+    assert think_features(claim, "", item.story, item.candidates)[1] >= MIN_THINK_ENTITIES
 
 
 def test_pasted_sentences_without_line_numbers_are_copied_too_and_claims_are_not() -> None:

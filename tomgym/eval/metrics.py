@@ -298,17 +298,56 @@ def think_features(
     """(words of the think part not copied from the story, line numbers aside; distinct story
     entities it names); (0, 0) without one.
 
-    A word counts as copied when it lies in a run of ``COPIED_RUN`` words that the story also
-    has, in order: pasting the story is not reasoning, however many entities it names.
+    A word counts as copied when its sentence is one of the story's (pasted lines, in any
+    order) or when it lies in a run of ``COPIED_RUN`` words that the story also has: pasting
+    the story is not reasoning, however many entities it names. An entity counts as named only
+    in a sentence that relates something (``RELATION_WORDS``).
     """
     think = parse_response(response, prefill).think
     if not think:
         return (0, 0)
-    think_words = words(think)
-    text = " " + " ".join(think_words) + " "
+    story_sentences = {
+        tuple(w for w in words(sentence) if not w.isdigit())
+        for sentence in _SENTENCE_BREAKS.split(story)
+    }
+    sentences = [
+        [w for w in words(sentence) if not w.isdigit()]  # no line numbers
+        for sentence in _SENTENCE_BREAKS.split(think)
+    ]
+    pasted = {
+        tuple(ws)
+        for ws in sentences
+        if len(ws) >= MIN_SENTENCE_WORDS and tuple(ws) in story_sentences
+    }
+    if len(pasted) < PASTED_SENTENCES:
+        pasted = set()  # a story fact or two restated is part of reasoning
+    kept: list[str] = []  # words of the think part's sentences that are not pasted
+    related: list[str] = []  # those of its sentences that relate things (a verb of the world)
+    for sentence_words in sentences:
+        if tuple(sentence_words) in pasted:
+            continue
+        kept += sentence_words
+        if not RELATION_WORDS.isdisjoint(sentence_words):
+            related += sentence_words
+    text = " " + " ".join(related) + " "
     named = sum(f" {e} " in text for e in story_entities(story, candidates, question))
-    kept = [w for w in think_words if not w.isdigit()]  # line numbers are not words of its own
     return (len(kept) - _copied(kept, [w for w in words(story) if not w.isdigit()]), named)
+
+
+_SENTENCE_BREAKS = re.compile(r"[.!?;\n]+")
+MIN_SENTENCE_WORDS = 3
+PASTED_SENTENCES = 3
+"""When a think part holds this many distinct story sentences (of MIN_SENTENCE_WORDS or more
+words), they count as pasted, in whatever order; one or two restated facts do not."""
+RELATION_WORDS = frozenset(
+    {"think", "thinks", "thought", "believe", "believes", "believed", "know", "knows", "knew",
+     "see", "sees", "saw", "seen", "watch", "watched", "move", "moves", "moved", "put", "puts",
+     "leave", "leaves", "left", "exit", "exits", "exited", "enter", "enters", "entered", "is",
+     "was", "are", "were", "look", "looks", "search", "searches", "tell", "tells", "told",
+     "say", "says", "said", "stay", "stayed", "stays", "lie", "lied", "trust", "trusts"}
+)  # fmt: skip
+"""An entity counts as named by the reasoning only in a sentence with one of these: a list of
+names ("Kurt Delia blue_chest, hmm") relates nothing."""
 
 
 COPIED_RUN = 8
