@@ -126,3 +126,29 @@ def test_a_column_over_different_items_says_so(tmp_path: Path) -> None:
     board = collect([tmp_path / "two", tmp_path / "three"])
     assert set(board.mixed_items[env].values()) == {"items 0-1", "items 0-2"}
     assert f"Column {env} compares runs over different items: items 0-1 in" in to_markdown(board)
+
+
+def test_a_kwarg_at_its_default_mixes_nothing_and_a_suite_files_labels_are_kept(
+    tmp_path: Path,
+) -> None:
+    """vocab_split='train' (the default) made the column read as made with other arguments,
+    and a suite given as a path lost its labels (they were looked up by the suite's name)."""
+    import json
+
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    env = "ToM-HiToM-O2-v0"
+    evaluate("heuristic:reality", [env], n=2, out=tmp_path / "plain", quiet=True)
+    evaluate("heuristic:first", [env], n=2, out=tmp_path / "default", quiet=True,
+             env_kwargs={"vocab_split": "train"})  # fmt: skip
+    assert collect([tmp_path / "plain", tmp_path / "default"]).mixed == {}
+    evaluate("heuristic:first", [env], n=2, out=tmp_path / "other", quiet=True,
+             env_kwargs={"noise": 0.5})  # fmt: skip
+    assert env in collect([tmp_path / "plain", tmp_path / "other"]).mixed
+    suite = tmp_path / "mine.json"
+    suite.write_text(json.dumps({"name": "mine", "n": 2,
+                                 "envs": [{"id": env, "label": "Second order"}]}))  # fmt: skip
+    evaluate("heuristic:reality", suite=suite, out=tmp_path / "suite", quiet=True)
+    board = collect([tmp_path / "suite"])
+    assert board.labels[env] == "Second order" and "| Second order |" in to_markdown(board)

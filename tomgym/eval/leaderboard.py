@@ -200,7 +200,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
                 if plan.env_id in summary.envs:
-                    arguments = json.dumps(plan.kwargs, sort_keys=True, default=str)
+                    arguments = json.dumps(_made_with(plan), sort_keys=True, default=str)
                     made_with.setdefault(plan.env_id, {})[str(directory)] = arguments
             for plan in metadata.envs:  # the plan the summary covers
                 if plan.env_id in summary.envs:
@@ -213,6 +213,8 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
             marked.setdefault(env_id, {})[str(directory)] = env.held_out
         if metadata is not None and metadata.suite:
             labels.update(_suite_labels(metadata.suite))
+        if metadata is not None:  # the labels the run recorded (a suite given as a path too)
+            labels.update({p.env_id: p.label for p in metadata.envs if p.label})
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
     # So do runs over every column: an accuracy over a few easy envs is not above one over all.
@@ -244,6 +246,16 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
         mixed_held_out=mixed_held_out,
         mixed_items=mixed_items,
     )
+
+
+def _made_with(plan: EnvPlan) -> dict[str, Any]:
+    """The arguments that make a column's env differ: its kwargs, less those that leave its
+    ID's items as they are (a kwarg at its default) when the run checked that."""
+    if plan.changes_items is False:
+        from tomgym.eval.runner import NEUTRAL_KWARGS
+
+        return {k: v for k, v in plan.kwargs.items() if k in NEUTRAL_KWARGS}
+    return dict(plan.kwargs)
 
 
 def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:

@@ -64,10 +64,16 @@ class EnvTarget:
     size: int | None = None
     marked: bool = False
     """Whether ``held_out`` was given (a suite entry), not derived from the ID and kwargs."""
+    label: str | None = None
+    """The suite's column label for the env, if it gives one."""
+    changes_items: bool = False
+    """Whether its kwargs make it serve other items than its ID (``_changes_distribution``)."""
 
     def plan(self) -> EnvPlan:
         return EnvPlan(
             env_id=self.env_id,
+            label=self.label,
+            changes_items=self.changes_items,
             kwargs=self.kwargs,
             held_out=self.held_out,
             n=self.n,
@@ -181,7 +187,13 @@ def resolve_targets(
         default_n = n if n is not None else loaded.n
         split = split if split is not None else loaded.split
         entries = [
-            (e.id, {**e.kwargs, **(env_kwargs or {})}, e.held_out, n if n is not None else e.n)
+            (
+                e.id,
+                {**e.kwargs, **(env_kwargs or {})},
+                e.held_out,
+                n if n is not None else e.n,
+                e.label or None,
+            )
             for e in loaded.envs
         ]
     else:
@@ -189,13 +201,13 @@ def resolve_targets(
         if not env_ids:
             raise ValueError("no env IDs given")
         default_n = n if n is not None else DEFAULT_N
-        entries = [(i, dict(env_kwargs or {}), None, None) for i in env_ids]
-    first: dict[str, tuple[str, dict[str, Any], bool | None, int | None]] = {}
+        entries = [(i, dict(env_kwargs or {}), None, None, None) for i in env_ids]
+    first: dict[str, tuple[str, dict[str, Any], bool | None, int | None, str | None]] = {}
     for entry in entries:
         first.setdefault(entry[0], entry)
     entries = list(first.values())
     targets: list[EnvTarget] = []
-    for env_id, kwargs, held_out, env_n in entries:
+    for env_id, kwargs, held_out, env_n, label in entries:
         spec = get_spec(env_id)
         try:
             env, used = open_env(env_id, kwargs, split)
@@ -224,6 +236,8 @@ def resolve_targets(
                 items=order_for(item_order, count, size),
                 size=size,
                 marked=marked,
+                label=label,
+                changes_items=changed,
             )
         )
     warn_shared_items(targets)

@@ -123,6 +123,12 @@ class EnvPlan(BaseModel):
         "older versions, which wrote no such field, always asked).",
     )
     size: int | None = Field(default=None, description="The env's size as made (None: procedural).")
+    label: str | None = Field(default=None, description="The suite's column label, if any.")
+    changes_items: bool | None = Field(
+        default=None,
+        description="Whether the kwargs make the env serve other items than its ID (None: "
+        "recorded by an older tomgym); a kwarg at its default (vocab_split='train') does not.",
+    )
 
     def indices(self) -> list[int]:
         return planned_indices(self.items, self.n, self.size)
