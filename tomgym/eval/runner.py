@@ -150,6 +150,10 @@ def has_splits(env: ToMEnv) -> bool:
     return items is None or any(item.split != "all" for item in items)
 
 
+Entry = tuple[str, dict[str, Any], bool | None, int | None, str | None]
+"""A run's env as asked: ID, kwargs, held-out marking, n and column label (None: not given)."""
+
+
 def resolve_targets(
     env_ids: Sequence[str] | None,
     suite: str | os.PathLike[str] | None,
@@ -178,7 +182,7 @@ def resolve_targets(
         raise ValueError("give either envs (env IDs) or a suite, not both and not neither")
     if n is not None and n < 1:
         raise ValueError(f"n (items per env) must be at least 1, got {n}")
-    entries: list[tuple[str, dict[str, Any], bool | None, int | None]]
+    entries: list[Entry]
     suite_name: str | None = None
     suite_seed: int | None = None
     if suite is not None:
@@ -202,7 +206,7 @@ def resolve_targets(
             raise ValueError("no env IDs given")
         default_n = n if n is not None else DEFAULT_N
         entries = [(i, dict(env_kwargs or {}), None, None, None) for i in env_ids]
-    first: dict[str, tuple[str, dict[str, Any], bool | None, int | None, str | None]] = {}
+    first: dict[str, Entry] = {}
     for entry in entries:
         first.setdefault(entry[0], entry)
     entries = list(first.values())
