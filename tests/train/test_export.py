@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,20 @@ def test_exporting_an_env_registered_in_this_process_only_warns(
     assert "Test-Local-v0 registered in this process only" in capsys.readouterr().err
     export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path / "e.jsonl")
     assert "this process only" not in capsys.readouterr().err  # built-in envs: nothing said
+
+
+def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
+    """tomgym train warned when it would spend held-out data; export and tom_rows, the
+    same data for one's own trainer, said nothing."""
+    from tomgym.train.export import HeldOutDataWarning
+    from tomgym.train.trl import tom_rows
+
+    with pytest.warns(HeldOutDataWarning, match="ToM-HiToM-O4-v0 is held out"):
+        export_dataset(["ToM-HiToM-O4-v0"], "train", 2, "jsonl", tmp_path / "o4.jsonl")
+    with pytest.warns(HeldOutDataWarning, match="the test split"):
+        tom_rows("ToM-HiToM-O1-v0", split="test", n=2)
+    with pytest.warns(HeldOutDataWarning, match="vocab_split=test serves held-out items"):
+        tom_rows("ToM-HiToM-O2-v0", n=2, vocab_split="test")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeldOutDataWarning)
+        tom_rows("ToM-HiToM-O1-v0", split="train", n=2)

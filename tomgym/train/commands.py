@@ -9,6 +9,7 @@ import json
 import shlex
 import subprocess
 import sys
+import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from tomgym.train.export import (
     FORMATS,
     EvalOnlyError,
     ExportError,
+    HeldOutDataWarning,
     export_dataset,
     item_count,
     open_export_env,
@@ -204,20 +206,13 @@ def warn_held_out_training(
 ) -> None:
     """Say when training (or picking the best checkpoint) spends data that is meant to measure
     generalisation: a held-out env, the test split, an argument serving held-out items."""
-    from tomgym.registry import get_spec
+    from tomgym.train.export import held_out_notes
 
     notes = [
-        f"{env_id} is held out (from {', '.join(get_spec(env_id).held_out_from) or 'training'})"
-        for env_id in train_envs
-        if get_spec(env_id).held_out
+        {"the test split": "--split test trains on the test split"}.get(note, note)
+        for note in held_out_notes(train_envs, split, env_kwargs)
     ]
-    if split == "test":
-        notes.append("--split test trains on the test split")
-    notes += [
-        f"--kwarg {key}={value} serves held-out items"
-        for key, value in env_kwargs.items()
-        if key.endswith("_split") and value == "test"
-    ]
+    notes = [f"--kwarg {n}" if n.endswith("serves held-out items") else n for n in notes]
     if eval_envs and eval_split == "test":
         notes.append("--eval-split test picks the best checkpoint on the test split")
     if notes:
@@ -404,15 +399,17 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     if is_finished(out):
         print(FINISHED_NOTE.format(out=out), file=sys.stderr)
         return evaluate_run(args, out, preset) if args.eval_env else 0
-    export_dataset(
-        args.train_env,
-        args.split,
-        args.n,
-        "openrlhf",
-        dataset,
-        allow_eval_only=args.allow_eval_only,
-        **env_kwargs,
-    )
+    with warnings.catch_warnings():  # warn_held_out_training has said it, as a train option
+        warnings.simplefilter("ignore", HeldOutDataWarning)
+        export_dataset(
+            args.train_env,
+            args.split,
+            args.n,
+            "openrlhf",
+            dataset,
+            allow_eval_only=args.allow_eval_only,
+            **env_kwargs,
+        )
     write_run_config(out, config)
     print(shlex.join(command), flush=True)
     code = subprocess.call(command)  # output streams straight to this terminal

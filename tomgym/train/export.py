@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +33,44 @@ class EvalOnlyError(ValueError):
 
 class ExportError(ValueError):
     """A request that cannot be exported as asked (no n for a procedural env, bad format...)."""
+
+
+class HeldOutDataWarning(UserWarning):
+    """Training data drawn from held-out envs, the test split or held-out items."""
+
+
+def held_out_notes(
+    env_ids: Sequence[str], split: str | None, env_kwargs: Mapping[str, Any]
+) -> list[str]:
+    """What in a training set is meant to measure generalisation: a held-out env, the test
+    split, an argument that serves held-out items (``vocab_split="test"``)."""
+    notes = [
+        f"{env_id} is held out (from {', '.join(get_spec(env_id).held_out_from) or 'training'})"
+        for env_id in env_ids
+        if get_spec(env_id).held_out
+    ]
+    if split == "test":
+        notes.append("the test split")
+    notes += [
+        f"{key}={value} serves held-out items"
+        for key, value in env_kwargs.items()
+        if key.endswith("_split") and value == "test"
+    ]
+    return notes
+
+
+def warn_held_out_data(
+    env_ids: Sequence[str], split: str | None, env_kwargs: Mapping[str, Any]
+) -> None:
+    """A HeldOutDataWarning when training rows would spend held-out data."""
+    notes = held_out_notes(env_ids, split, env_kwargs)
+    if notes:
+        warnings.warn(
+            f"training data from {'; '.join(notes)}: trained on, their scores stop measuring "
+            "generalisation",
+            HeldOutDataWarning,
+            stacklevel=3,
+        )
 
 
 def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> None:
@@ -216,6 +255,7 @@ def export_dataset(
     env_ids = unique_env_ids(env_ids)
     check_trainable(env_ids, allow_eval_only)
     warn_process_only(env_ids)
+    warn_held_out_data(env_ids, split, env_kwargs)
     for env_id in env_ids:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         check_prefill(fmt, env_id, env.prefill)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,7 +24,12 @@ from tomgym.train.commands import (
     with_env_kwargs,
     write_run_config,
 )
-from tomgym.train.export import check_prefill, check_trainable, open_export_env
+from tomgym.train.export import (
+    HeldOutDataWarning,
+    check_prefill,
+    check_trainable,
+    open_export_env,
+)
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 
 
@@ -150,13 +156,15 @@ def run_trl(args: argparse.Namespace) -> int:
     except ImportError:
         print("tomgym train: error: the trl backend needs TRL: pip install trl", file=sys.stderr)
         return 2
-    dataset = tom_dataset(
-        args.train_env,
-        split=args.split,
-        n=args.n if args.n is not None else max(1, rows),  # rows >= every env's size
-        allow_eval_only=getattr(args, "allow_eval_only", False),
-        **env_kwargs,
-    )
+    with warnings.catch_warnings():  # warn_held_out_training has said it, as a train option
+        warnings.simplefilter("ignore", HeldOutDataWarning)
+        dataset = tom_dataset(
+            args.train_env,
+            split=args.split,
+            n=args.n if args.n is not None else max(1, rows),  # rows >= every env's size
+            allow_eval_only=getattr(args, "allow_eval_only", False),
+            **env_kwargs,
+        )
     write_run_config(out, config)
     # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
     reward_funcs: list[Any] = list(tom_reward_funcs())
