@@ -46,6 +46,8 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
     }
     if item.answer_type == "yes_no":
         responses["gold_inside_word"] = "<think>x</think><answer>know, yesterday</answer>"
+        said = "yes" if gold.lower().startswith("yes") else "no"
+        responses["both_yes_and_no"] = f"<think>x</think><answer>{said} or {decoy}</answer>"
     if item.answer_type in ("choice", "text"):
         responses["negated_gold"] = f"<think>x</think><answer>It is not in the {gold}.</answer>"
         responses["refuted_gold"] = f"<think>x</think><answer>The {gold} is wrong.</answer>"

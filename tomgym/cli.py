@@ -116,7 +116,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed += 1
             continue
         status = "ok  " if report.ok else "FAIL"
-        print(f"{status} {env_id} ({report.checked_items} items)")
+        size = tomgym.get_spec(env_id).size
+        of = f" of {size}" if size is not None and size > report.checked_items else ""
+        more = "; --items N checks more" if of else ""
+        print(f"{status} {env_id} ({report.checked_items}{of} items{more})")
         for problem in report.problems:
             print(f"     - {problem}")
         failed += not report.ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -135,6 +136,14 @@ def register_tom_env(
             raise ValueError(f"{env_id}: no items given")
         source = ListSource(tuple(validated))
         size = len(validated)
+        unsplit = sum(it.split == "all" for it in validated)
+        if 0 < unsplit < size:
+            warnings.warn(
+                f"{env_id}: {unsplit} of its {size} items have no split (a blank split cell): "
+                "split='train', 'val' or 'test' serves none of them, only split='all' (or none)",
+                UserWarning,
+                stacklevel=2,
+            )
         if orders is None:
             found = sorted({it.order for it in validated if it.order is not None})
             orders = found or None

@@ -190,3 +190,16 @@ def test_a_default_split_is_checked_against_the_items_when_registered() -> None:
     with pytest.raises(ValueError, match="Split-v0: split must be one of train, val, test, all"):
         tomgym.register_tom_env("Split-v0", items=[item], split="banana")
     assert "Split-v0" not in {spec.id for spec in tomgym.list_envs()}
+
+
+def test_items_of_which_some_have_no_split_are_named_when_registered() -> None:
+    """A data file whose split cell is blank in some rows: split='test' served none of them,
+    without a word."""
+    items = [
+        ToMItem(id=f"i{k}", story="S.", question="Q?", answer="yes", answer_type="yes_no",
+                split=split)
+        for k, split in enumerate(["train", "test", "all", "all"])
+    ]
+    with pytest.warns(UserWarning, match="2 of its 4 items have no split"):
+        tomgym.register_tom_env("PartSplit-v0", items=items)
+    tomgym.registry.unregister_tom_env("PartSplit-v0")

@@ -197,3 +197,33 @@ def test_a_leaderboard_gives_each_agent_the_options_it_takes(tmp_path: Path) -> 
     assert options_taken("heuristic:majority", given) == {"fit_items": 20, "top_p": 0.9}
     with pytest.raises(ValueError, match="no agent of random, oracle takes the option 'timeout'"):
         run_suite("quick", ["random", "oracle"], tmp_path, agent_options={"timeout": 30})
+
+
+def test_an_env_with_only_training_items_is_evaluated_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said as a note ("using its default items"), though the README promises never to
+    evaluate on train silently."""
+    import tomgym
+    from tomgym.eval.runner import evaluate
+    from tomgym.items import ToMItem
+
+    items = [ToMItem(id=f"t{k}", story="S.", question="Q?", answer="yes", answer_type="yes_no",
+                     split="train") for k in range(3)]  # fmt: skip
+    tomgym.register_tom_env("OnlyTrain-v0", items=items)
+    try:
+        evaluate("heuristic:yes", ["OnlyTrain-v0"], n=3, out=tmp_path / "x", quiet=True)
+    finally:
+        tomgym.registry.unregister_tom_env("OnlyTrain-v0")
+    err = capsys.readouterr().err
+    assert "tomgym: warning: OnlyTrain-v0 has none of the splits 'test', 'val', only train" in err
+    assert "which are not held out" in err
+
+
+def test_check_says_how_many_items_it_checked_of_how_many(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tomgym.cli import main
+
+    assert main(["check", "ToM-HiToM-Original-O4-v0", "--items", "2"]) == 0
+    assert "(2 of 120 items; --items N checks more)" in capsys.readouterr().out

@@ -133,10 +133,15 @@ def open_env(
     env = tomgym.make(env_id, **kwargs)
     if has_splits(env):
         tried = ", ".join(repr(s) for s in dict.fromkeys([split, *HELD_OUT_SPLITS]))
-        note = f"has none of the splits {tried}; using its default items ({refusals[-1]})"
+        items = getattr(getattr(env.unwrapped, "source", None), "items", ())
+        present = ", ".join(sorted({item.split for item in items})) or "its own"
+        print(
+            f"tomgym: warning: {env_id} has none of the splits {tried}, only {present}: "
+            f"evaluating on those items, which are not held out ({refusals[-1]})",
+            file=sys.stderr,
+        )
     else:
-        note = "has no splits; using all its items"
-    print(f"tomgym: note: {env_id} {note}", file=sys.stderr)
+        print(f"tomgym: note: {env_id} has no splits; using all its items", file=sys.stderr)
     return env, dict(kwargs)
 
 
