@@ -38,7 +38,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         for s in statuses
     ]
-    print(_table(rows, ("dataset", "file", "present", "records", "checksum", "envs")))
+    print(_table(rows, ("dataset", "file", "present", "records (release)", "checksum", "envs")))
     present = sum(s.present for s in statuses)
     bad = [s.relpath for s in statuses if s.checksum_ok is False]
     print(f"{present}/{len(statuses)} files present; {len(bad)} checksum mismatch(es)")
