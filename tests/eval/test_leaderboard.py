@@ -152,3 +152,18 @@ def test_a_kwarg_at_its_default_mixes_nothing_and_a_suite_files_labels_are_kept(
     evaluate("heuristic:reality", suite=suite, out=tmp_path / "suite", quiet=True)
     board = collect([tmp_path / "suite"])
     assert board.labels[env] == "Second order" and "| Second order |" in to_markdown(board)
+
+
+def test_the_order_table_shows_the_items_behind_each_figure(tmp_path: Path) -> None:
+    """A reader saw 18.2 against 69.2 without knowing they rested on 11 and 13 items."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    evaluate("heuristic:reality", ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"], n=3,
+             out=tmp_path / "run", quiet=True)  # fmt: skip
+    board = collect([tmp_path / "run"])
+    (row,) = board.rows
+    assert row.order_items == {"1": 3, "H4": 3}
+    table = to_markdown(board)
+    assert "| O1 | O4 (held out) |" in table
+    assert f"| {100 * row.by_order['1']:.1f} (3) |" in table

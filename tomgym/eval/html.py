@@ -160,7 +160,9 @@ def _order_table(board: Leaderboard) -> str:
                 cells.append('<td data-value="">-</td>')
             else:
                 bar = f'<span class="bar" style="width:{round(60 * value)}px"></span>'
-                cells.append(f'<td data-value="{value:.6f}">{bar} {100 * value:.1f}</td>')
+                n = row.order_items.get(f"H{order}" if held_out else order)
+                items = f' <span class="tag">{n}</span>' if n is not None else ""
+                cells.append(f'<td data-value="{value:.6f}">{bar} {100 * value:.1f}{items}</td>')
         cls = "privileged" if row.privileged else ""
         body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     return (

@@ -75,6 +75,10 @@ class LeaderboardRow(BaseModel):
         description="Accuracy per ToM order over the held-out envs, kept apart from by_order: "
         "order 4 of a mixed-order training env and of a held-out O4 env are different claims.",
     )
+    order_items: dict[str, int] = Field(
+        default_factory=dict,
+        description="Items behind each by_order figure ('4' in-distribution, 'H4' held out).",
+    )
     format_rate: float | None = None
     lenient_accuracy: float | None = None
     trace_fidelity: float | None = None
@@ -137,6 +141,13 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         held_out_gap_above_chance=summary.held_out_gap_above_chance,
         by_order=_pooled_orders(e for e in summary.envs.values() if not e.held_out),
         by_order_held_out=_pooled_orders(e for e in summary.envs.values() if e.held_out),
+        order_items={
+            **_pooled_counts(e for e in summary.envs.values() if not e.held_out),
+            **{
+                f"H{k}": v
+                for k, v in _pooled_counts(e for e in summary.envs.values() if e.held_out).items()
+            },
+        },
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         trace_fidelity=_weighted(envs, "trace_fidelity"),
@@ -409,6 +420,15 @@ def _pooled_orders(envs: Iterable[EnvSummary]) -> dict[str, float]:
     return {k: h / m for k, (h, m) in sorted(hits.items(), key=lambda kv: order_key(kv[0])) if m}
 
 
+def _pooled_counts(envs: Iterable[EnvSummary]) -> dict[str, int]:
+    """Items per ToM order over ``envs``."""
+    counts: dict[str, int] = {}
+    for env in envs:
+        for order, stats in env.by_order.items():
+            counts[order] = counts.get(order, 0) + stats.n
+    return counts
+
+
 def order_key(order: str) -> tuple[int, float | str]:
     """Numeric orders first, in numeric order ("10" after "4"), then any others by name."""
     try:
@@ -512,16 +532,24 @@ def order_table(board: Leaderboard) -> list[str]:
     header = ["agent", *(order_label(o, h) for o, h in columns)]
     lines = [
         "",
-        "Accuracy by ToM order (%), over the items of the in-distribution envs and, apart, of "
-        "the held-out envs; each pools every family (Hi-ToM, ToMi, ...) with items of that order.",
+        "Accuracy by ToM order (%, items in brackets), over the items of the in-distribution "
+        "envs and, apart, of the held-out envs; each pools every family (Hi-ToM, ToMi, ...) "
+        "with items of that order, whose chance levels differ (1/15 on Hi-ToM, 1/2 on ToMi).",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "|".join("---" for _ in header) + "|",
     ]
     for row in board.rows:
-        cells = [agent_label(row), *(_pct(order_value(row, o, h)) for o, h in columns)]
+        cells = [agent_label(row), *(_order_cell(row, o, h) for o, h in columns)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _order_cell(row: LeaderboardRow, order: str, held_out: bool) -> str:
+    """Accuracy with the items behind it ("55.0 (40)"): a cell of 11 items reads as noisy."""
+    value = order_value(row, order, held_out)
+    n = row.order_items.get(f"H{order}" if held_out else order)
+    return _pct(value) if value is None or n is None else f"{_pct(value)} ({n})"
 
 
 def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[str, Any]:
