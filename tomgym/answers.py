@@ -458,19 +458,20 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     if said != gold_value:
         return Judgement(False, "wrong", f"starts with {said!r}")
     other = "no" if said == "yes" else "yes"
-    if _STANDALONE[other].search(answer):
+    folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
+    if _STANDALONE[other].search(folded):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"starts with {said!r}")
 
 
 _STANDALONE = {
     word: re.compile(
-        rf"\b{word}\b(?=\s*(?:$|[,;:.!?/|)\]\n]|(?:or|and|but)\b))", re.IGNORECASE
+        rf"\b{word}\b(?=\s*(?:$|[^\w\s']|(?:or|and|but)\b))", re.IGNORECASE
     )
     for word in ("yes", "no")
 }
-"""``yes``/``no`` said as an answer: at the end of a clause or before another alternative ("yes
-or no", "Yes? No!", "yes/no"), not as a word of a sentence ("no one saw it")."""
+"""``yes``/``no`` said as an answer: before a punctuation mark, the end or another alternative
+("yes or no", "Yes? No!", "yes/no"), not as a word of a sentence ("no one saw it")."""
 
 
 _LIST_SEPARATORS = re.compile(r"[,;\n]|\band\b|&")
