@@ -189,3 +189,15 @@ def test_numpy_integer_indices_are_served_as_ints() -> None:
     assert info["index"] == 3 and type(info["index"]) is int
     with pytest.raises(TypeError, match="must be an int"):
         env.reset(options={"index": np.float64(3.0)})
+
+
+def test_listed_candidates_do_not_keep_the_releases_order() -> None:
+    """With list_candidates the ToMi release's order was shown: the gold second in about 69%
+    of questions, a positional shortcut the prompt itself handed out."""
+    from tomgym.prompts import listed_candidates
+
+    items = tomgym.load_items("ToM-ToMi-Original-v0", 400)
+    assert sum(it.candidates.index(it.gold_text) == 1 for it in items) > 0.6 * len(items)
+    second = sum(listed_candidates(it).index(it.gold_text) == 1 for it in items)
+    assert 0.4 * len(items) < second < 0.6 * len(items)
+    assert all(sorted(listed_candidates(it)) == sorted(it.candidates) for it in items)

@@ -198,7 +198,8 @@ def test_a_prompt_dict_of_some_fields_takes_the_default_text_for_the_rest() -> N
     env = tomgym.make("ToM-OpenToM-Attitude-v0", prompt={"list_candidates": True}).unwrapped
     prompt, _ = env.reset(options={"index": 0})
     assert prompt.startswith(PROMPT_PRESETS["default"].system)
-    assert prompt.rstrip().endswith("Possible answers: positive, negative, neutral")
+    listed = prompt.rstrip().rsplit("\nPossible answers: ", 1)[1]
+    assert sorted(listed.split(", ")) == ["negative", "neutral", "positive"]
 
 
 @pytest.mark.parametrize(
