@@ -341,7 +341,7 @@ def test_train_refuses_an_out_that_holds_another_run(
 ) -> None:
     """Rerunning into a used --out overwrote its train_config.json and kept the old run's
     checkpoints, which the checkpoint search then returned as this run's."""
-    from tomgym.train.commands import RUN_CONFIG
+    from tomgym.train.run_checks import RUN_CONFIG
 
     out = tmp_path / "run"
     out.mkdir()
@@ -403,7 +403,7 @@ def test_train_kwargs_reach_the_training_labels_and_the_run_config(
 ) -> None:
     """--kwarg makes every training env with the env's own arguments. OpenRLHF needs a GPU,
     so `true` stands in for its interpreter (a fake): what tomgym writes before is real."""
-    from tomgym.train.commands import RUN_CONFIG
+    from tomgym.train.run_checks import RUN_CONFIG
     from tomgym.train.labels import decode_label, labelled_episode
 
     out = tmp_path / "run"
@@ -439,7 +439,7 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     pytest.importorskip("torch")
     from tests.train.helpers import tiny_llama
     from tomgym.eval.store import RESULTS_FILE
-    from tomgym.train.commands import RUN_CONFIG
+    from tomgym.train.run_checks import RUN_CONFIG
 
     out = tmp_path / "run"
     for name in ("checkpoint-2", "final"):
@@ -506,7 +506,7 @@ def test_a_run_directory_is_checked_before_anything_runs(
     """A user review found: TRL checkpoints without a train_config.json were resumed (or picked
     as an OpenRLHF run's best); --out naming a file passed the dry run; a changed --reward
     resumed a TRL run; the refusal named only 'grpo' when its beta changed."""
-    from tomgym.train.commands import RUN_CONFIG
+    from tomgym.train.run_checks import RUN_CONFIG
 
     trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
            "--n", "2", "--dry-run"]  # fmt: skip

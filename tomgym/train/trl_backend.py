@@ -10,25 +10,27 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tomgym.train.commands import (
-    FINISHED_NOTE,
-    check_envs,
     check_eval_agent,
-    check_run_dir,
     evaluate_run,
-    is_finished,
     preset_from_args,
     train_env_kwargs,
-    warn_held_out_training,
-    warn_openrlhf_only,
-    warn_selection_on_held_out,
     with_env_kwargs,
-    write_run_config,
 )
 from tomgym.train.export import (
     HeldOutDataWarning,
     check_prefill,
     check_trainable,
     open_export_env,
+)
+from tomgym.train.run_checks import (
+    FINISHED_NOTE,
+    check_envs,
+    check_run_dir,
+    is_finished,
+    warn_held_out_training,
+    warn_openrlhf_only,
+    warn_selection_on_held_out,
+    write_run_config,
 )
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
 

@@ -1,0 +1,203 @@
+"""Checks and warnings a training run passes before anything is built or trained: its run
+directory (another run's checkpoints are never resumed), its envs as the run will make them,
+and what of the held-out data it would spend."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tomgym.train.export import ExportError, item_count, open_export_env
+
+RUN_CONFIG = "train_config.json"
+
+
+def check_run_dir(out: Path, config: dict[str, Any]) -> None:
+    """Refuse a run directory that holds another training run (a different train_config.json,
+    or checkpoints without one): its checkpoints would be resumed or picked as this run's. The
+    same config is a rerun (resumed from its last checkpoint where the backend can)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file: give a directory for the run")
+    path = out / RUN_CONFIG
+    if not path.is_file():
+        saved = [p.name for p in (out / "ckpt", out / "final") if p.exists()]
+        saved += sorted(p.name for p in out.glob("checkpoint-*")) if out.is_dir() else []
+        if saved:
+            raise ValueError(
+                f"--out {out} holds checkpoints ({', '.join(saved[:3])}) but no {RUN_CONFIG}: "
+                "use another --out"
+            )
+        return
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise ValueError(f"{path} is not valid JSON: use another --out or delete it") from None
+    changed = config_differences(stored, json.loads(json.dumps(config)))
+    if changed:
+        raise ValueError(
+            f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
+            f"{'; '.join(changed[:6])}); use another --out, or delete it to start again"
+        )
+
+
+def config_differences(stored: Any, config: Any, where: str = "") -> list[str]:
+    """Where two run configs differ, as ``key.sub: old -> new`` (nested keys named)."""
+    if isinstance(stored, dict) and isinstance(config, dict):
+        return [
+            difference
+            for key in sorted({*stored, *config})
+            for difference in config_differences(
+                stored.get(key), config.get(key), f"{where}.{key}" if where else key
+            )
+        ]
+    if stored == config:
+        return []
+    shown = [json.dumps(v)[:60] for v in (stored, config)]
+    return [f"{where or 'the config'}: {shown[0]} there, {shown[1]} now"]
+
+
+def is_finished(out: Path) -> bool:
+    """Whether the run saved its final model (training again would only add steps)."""
+    from tomgym.train.checkpoints import is_hf_checkpoint
+
+    return is_hf_checkpoint(out / "final")
+
+
+FINISHED_NOTE = (
+    "tomgym train: the run in {out} is finished (final/ is saved): not training again; "
+    "--eval-only re-evaluates its checkpoints"
+)
+
+
+OPENRLHF_ONLY = {
+    "estimator": "--estimator",
+    "gpus": "--gpus",
+    "vllm_tp": "--vllm-tp",
+    "address": "--address",
+    "python": "--python",
+}
+"""Options the trl backend has no use for (it says so rather than ignoring them)."""
+
+
+def warn_openrlhf_only(args: argparse.Namespace) -> None:
+    """Name the OpenRLHF options a trl run was given: they change nothing there."""
+    given = [flag for name, flag in OPENRLHF_ONLY.items() if getattr(args, name, None)]
+    if given:
+        print(
+            f"tomgym train: warning: {', '.join(given)} are OpenRLHF options; the trl backend "
+            "ignores them (it trains here, on this machine's devices, with TRL's group-mean "
+            "baseline: REINFORCE++-baseline)",
+            file=sys.stderr,
+        )
+
+
+def warn_held_out_training(
+    train_envs: list[str],
+    split: str | None,
+    eval_envs: list[str],
+    eval_split: str | None,
+    env_kwargs: dict[str, Any],
+) -> None:
+    """Say when training (or picking the best checkpoint) spends data that is meant to measure
+    generalisation: a held-out env, the test split, an argument serving held-out items."""
+    from tomgym.train.export import held_out_notes
+
+    notes = [
+        {"the test split": "--split test trains on the test split"}.get(note, note)
+        for note in held_out_notes(train_envs, split, env_kwargs)
+    ]
+    notes = [f"--kwarg {n}" if n.endswith("serves held-out items") else n for n in notes]
+    if eval_envs and eval_split == "test":
+        notes.append("--eval-split test picks the best checkpoint on the test split")
+    if notes:
+        print(
+            f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
+            "generalisation for this model",
+            file=sys.stderr,
+        )
+    warn_training_prompt(eval_envs, env_kwargs)
+
+
+def warn_training_prompt(eval_envs: list[str], env_kwargs: dict[str, Any]) -> None:
+    """Say that a prompt set by --kwarg reaches the training envs only: checkpoints are then
+    picked under another prompt than the one they were trained on."""
+    prompting = sorted(set(env_kwargs) & {"prompt", "prefill_think"})
+    if eval_envs and prompting:
+        print(
+            f"tomgym train: warning: --kwarg {', '.join(prompting)} applies to the training envs "
+            "only: checkpoints are evaluated and picked with the eval envs' default prompt",
+            file=sys.stderr,
+        )
+
+
+def warn_selection_on_held_out(eval_envs: list[str]) -> None:
+    """The best checkpoint is picked on the eval envs: when all are held out, their scores
+    are no longer held out (arXiv 2507.15788 selects on in-distribution validation)."""
+    from tomgym.registry import get_spec
+
+    if eval_envs and all(get_spec(env_id).held_out for env_id in eval_envs):
+        print(
+            f"tomgym train: warning: the best checkpoint is picked on {', '.join(eval_envs)}, "
+            "all held out: their scores then stop being held out; add an in-distribution "
+            "--eval-env (its val split) to pick on, and read held-out envs with tomgym eval",
+            file=sys.stderr,
+        )
+
+
+def write_run_config(out: Path, config: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RUN_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+
+def check_envs(
+    train_envs: list[str],
+    eval_envs: list[str],
+    *,
+    split: str | None,
+    eval_split: str | None,
+    n: int | None,
+    env_kwargs: dict[str, Any],
+) -> int:
+    """Make every train and eval env as the run will (registered, kwargs, split), before anything
+    is built or run; returns the number of training rows. Raises ExportError with the reason.
+
+    A procedural train env needs ``n``; an env that takes no split is used without one (with a
+    logged note), as the export and the evaluation do.
+    """
+    rows = 0
+    trained: set[str] = set()
+    for env_id in train_envs:
+        env, _ = open_export_env(env_id, split, **env_kwargs)
+        count = item_count(env_id, env.size, n)
+        rows += count
+        trained.update(env.source.item(i).id for i in range(min(count, OVERLAP_PROBE_ITEMS)))
+    from tomgym.eval.runner import open_env
+    from tomgym.items import SPLITS
+
+    if eval_split is not None and eval_split not in SPLITS:
+        # the evaluation after training refuses it: refuse it now, not after hours of training
+        raise ExportError(
+            f"--eval-split must be one of {', '.join(SPLITS)}, got {eval_split!r}"
+        )
+    for env_id in eval_envs:
+        try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
+            eval_env, _ = open_env(env_id, {}, eval_split)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ExportError(f"eval env {env_id}: {exc}") from exc
+        probe = min(eval_env.size or OVERLAP_PROBE_ITEMS, OVERLAP_PROBE_ITEMS)
+        shared = sum(eval_env.source.item(i).id in trained for i in range(probe))
+        if shared:  # an env without splits, or a release and its own subset
+            print(
+                f"tomgym train: eval env {env_id} shares {shared} of its first {probe} items "
+                "with the training data: its scores, and the best checkpoint picked on them, "
+                "are not held out",
+                file=sys.stderr,
+            )
+    return rows
+
+
+OVERLAP_PROBE_ITEMS = 5_000
+"""Items per env compared by id between the training data and each eval env."""
