@@ -6,6 +6,7 @@ import contextlib
 import difflib
 import inspect
 import numbers
+import warnings
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
@@ -171,6 +172,37 @@ def _describe(allowed: Collection[int]) -> str:
     return ", ".join(str(a) for a in values)
 
 
+class HeldOutRedefinedWarning(UserWarning):
+    """A held-out ID made with arguments that make it serve other items than its own."""
+
+
+def warn_if_redefined(tom_id: str, given: Mapping[str, Any]) -> None:
+    """Warn when a held-out ID is made with another value for an argument its registration
+    fixes (``gym.make("ToM-HiToM-O4-v0", orders=(0,))``): it then serves other items, which
+    its spec and ``info["env_id"]`` still call held out."""
+    spec = get_spec(tom_id)
+    if not spec.held_out:
+        return
+    changed = {
+        key: value
+        for key, value in given.items()
+        if key in spec.kwargs and key != "split" and _plain(value) != _plain(spec.kwargs[key])
+    }
+    if changed:
+        fixed = {key: spec.kwargs[key] for key in changed}
+        warnings.warn(
+            f"{tom_id} is held out as registered ({fixed}); made with {changed} it serves other "
+            "items, which its spec and info['env_id'] still call held out",
+            HeldOutRedefinedWarning,
+            stacklevel=4,
+        )
+
+
+def _plain(value: Any) -> Any:
+    """A value compared as written: a list as the tuple it stands for."""
+    return tuple(value) if isinstance(value, list) else value
+
+
 def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
     """The items of ``source`` in ``split`` (``all``: every item), or an error that names the
     env: a generated env takes no split, items without splits take only ``all``, and a split
@@ -283,6 +315,8 @@ class ToMEnv(gym.Env[str, str]):
             self.prompt_family = self.family
         self.refuse_unknown(source_kwargs)
         self.source: ItemSource = self.build_source(**source_kwargs)
+        if tom_id is not None:  # once the arguments are known to be good
+            warn_if_redefined(tom_id, source_kwargs)
         self.observation_space: spaces.Text = text_space(
             self._max_observation_chars(), min_length=0
         )

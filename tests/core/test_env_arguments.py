@@ -278,3 +278,20 @@ def test_load_items_refuses_a_bad_count_and_tomenv_names_a_family_id() -> None:
             tomgym.load_items("ToM-HiToM-Original-O1-v0", n=n)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"make it with tomgym.make\('ToM-HiToM-v0'\)"):
         tomgym.ToMEnv("ToM-HiToM-v0")
+
+
+def test_a_held_out_id_made_to_serve_other_items_warns() -> None:
+    """gym.make("ToM-HiToM-O4-v0", orders=(0,)) served order-0 items under a held-out ID
+    without a word (the evaluation said so; a plain RL loop did not)."""
+    import warnings
+
+    import gymnasium as gym
+
+    from tomgym.env import HeldOutRedefinedWarning
+
+    with pytest.warns(HeldOutRedefinedWarning, match=r"made with \{'orders': \(0,\)\}"):
+        gym.make("ToM-HiToM-O4-v0", orders=(0,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeldOutRedefinedWarning)
+        gym.make("ToM-HiToM-O4-v0", orders=[4], split="train")  # its own items
+        gym.make("ToM-HiToM-O1-v0", orders=(3,))  # not held out: an ordinary argument

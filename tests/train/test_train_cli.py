@@ -403,8 +403,8 @@ def test_train_kwargs_reach_the_training_labels_and_the_run_config(
 ) -> None:
     """--kwarg makes every training env with the env's own arguments. OpenRLHF needs a GPU,
     so `true` stands in for its interpreter (a fake): what tomgym writes before is real."""
-    from tomgym.train.run_checks import RUN_CONFIG
     from tomgym.train.labels import decode_label, labelled_episode
+    from tomgym.train.run_checks import RUN_CONFIG
 
     out = tmp_path / "run"
     argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-v0", "--n", "6", "--gpus", "1",

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from tomgym.agents.base import (
     check_agent_options,
     make_agent,
 )
-from tomgym.env import EnvArgumentError, ToMEnv
+from tomgym.env import EnvArgumentError, HeldOutRedefinedWarning, ToMEnv
 from tomgym.eval.metrics import Summary, summarise, think_features
 from tomgym.eval.store import (
     ITEM_ORDERS,
@@ -106,6 +107,14 @@ def open_env(
     an env with neither, or one that takes no split at all (TypeError), gets its own default.
     Any change of split is said on stderr.
     """
+    with warnings.catch_warnings():  # resolve_targets says it of the run's column itself
+        warnings.simplefilter("ignore", HeldOutRedefinedWarning)
+        return _open_env(env_id, kwargs, split)
+
+
+def _open_env(
+    env_id: str, kwargs: dict[str, Any], split: str | None
+) -> tuple[ToMEnv, dict[str, Any]]:
     import tomgym
 
     if split is None or "split" in kwargs:
