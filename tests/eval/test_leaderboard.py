@@ -167,3 +167,20 @@ def test_the_order_table_shows_the_items_behind_each_figure(tmp_path: Path) -> N
     table = to_markdown(board)
     assert "| O1 | O4 (held out) |" in table
     assert f"| {100 * row.by_order['1']:.1f} (3) |" in table
+
+
+def test_label_envs_show_macro_f1_on_the_leaderboard(tmp_path: Path) -> None:
+    """OpenToM's macro-F1 was in summary.json only: the leaderboard showed accuracy, which a
+    majority-label guess flatters."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    evaluate("heuristic:majority", ["ToM-OpenToM-Attitude-v0"], n=20, out=tmp_path / "maj",
+             quiet=True)  # fmt: skip
+    board = collect([tmp_path / "maj"])
+    (row,) = board.rows
+    assert row.macro_f1 is not None and row.macro_f1 < (row.accuracy or 0)
+    table = to_markdown(board)
+    assert table.splitlines()[0].endswith("| macro-F1 |") and "macro-F1 (when a run" in table
+    evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / "plain", quiet=True)
+    assert "| macro-F1 |" not in to_markdown(collect([tmp_path / "plain"]))

@@ -107,6 +107,7 @@ def _main_table(board: Leaderboard) -> str:
             "cut at budget",
             "reasoning",
             "trace",
+            "macro-F1",
         )
     ]
     body = []
@@ -131,6 +132,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.truncated_share),
             _cell(row.reasoning_structure),
             _cell(row.trace_fidelity),
+            _cell(row.macro_f1),
         ]
         body.append(
             f'<tr class="{cls}" data-agent="{escape(row.agent)}">' + "".join(cells) + "</tr>"

@@ -88,6 +88,11 @@ class LeaderboardRow(BaseModel):
         default=None, description="Share of responses cut at the token budget (agents that say)."
     )
     reasoning_structure: float | None = None
+    macro_f1: float | None = Field(
+        default=None,
+        description="Macro-F1 over the run's label envs (OpenToM's attitude, fullness...), "
+        "weighted by items; None without one. Accuracy flatters a majority-label guess there.",
+    )
 
 
 class Leaderboard(BaseModel):
@@ -159,6 +164,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         reasoning_structure=sum(e.reasoning_structure * e.n for e in envs) / total
         if envs
         else None,
+        macro_f1=_weighted(envs, "macro_f1"),
     )
 
 
@@ -463,6 +469,9 @@ def to_markdown(board: Leaderboard) -> str:
     header += ["in-dist", "held-out", "gap", "gap > chance", "format", "untagged acc", "len"]
     header += ["cut"]
     header += ["reasoning", "trace"]
+    labels_f1 = any(r.macro_f1 is not None for r in board.rows)
+    if labels_f1:
+        header.append("macro-F1")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
@@ -480,6 +489,8 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.reasoning_structure),
             _pct(row.trace_fidelity),
         ]
+        if labels_f1:
+            cells.append(_pct(row.macro_f1))
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         "",
@@ -490,7 +501,9 @@ def to_markdown(board: Leaderboard) -> str:
         "share of responses that ran out of the token budget (- for agents without one); "
         "untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
-        "of the think part's belief claims that the simulator confirms (generated envs).",
+        "of the think part's belief claims that the simulator confirms (generated envs); "
+        "macro-F1 (when a run has label envs such as OpenToM's) averages F1 over the labels, "
+        "so a majority-label guess scores low.",
     ]
     if any(not r.complete or r.failed for r in board.rows):
         notes.append(INCOMPLETE_NOTE)
