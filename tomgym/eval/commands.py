@@ -16,16 +16,23 @@ def _print_summary(summary: Summary) -> None:
     width = max((len(e) for e in summary.envs), default=10)
     print(
         f"{'env'.ljust(width)}  {'n':>11}  {'failed':>6}  {'acc':>6}  {'95% CI':>13}  "
-        f"{'format':>6}  held-out"
+        f"{'format':>6}  {'len':>6}  {'reason':>6}  held-out"
     )
     for env_id, env in summary.envs.items():
         ci = f"{env.ci95[0]:.3f}-{env.ci95[1]:.3f}" if env.n else "-"
         n = f"{env.n}/{env.planned}" if env.planned is not None and env.n < env.planned else env.n
         acc = "-" if env.accuracy is None else f"{env.accuracy:.3f}"
+        unit = "" if env.response_tokens_source == "completion_tokens" else "w"
+        length = f"{env.response_tokens_mean:.0f}{unit}" if env.n else "-"
         print(
             f"{env_id.ljust(width)}  {n:>11}  {env.failed:>6}  {acc:>6}  {ci:>13}  "
-            f"{env.format_rate:>6.3f}  {'yes' if env.held_out else 'no'}"
+            f"{env.format_rate:>6.3f}  {length:>6}  {env.reasoning_structure:>6.3f}  "
+            f"{'yes' if env.held_out else 'no'}"
         )
+    print(
+        "len: mean response length in tokens (w: words, for agents that report none); reason: "
+        "share of structured think parts (see the README)"
+    )
     cut = {e: env.truncated_share for e, env in summary.envs.items() if env.truncated_share}
     if cut:
         shares = ", ".join(f"{e} {100 * share:.0f}%" for e, share in cut.items())
