@@ -66,7 +66,21 @@ after it goes on about it ("the jar: wrong", "the jar (wrong)")."""
 LOCATION_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
 """A free-text gold that starts with one of these ("in the kitchen") is also named by the
 place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
-_ALTERNATIVE_SPLIT = re.compile(r"([,;/|\n]|\b(?:and|or)\b|&)", re.IGNORECASE)
+_ALTERNATIVE_SPLIT = re.compile(
+    r"([,;/|\n.?!:()\[\]+&\u2022\u3001]|\b(?:and|or|then|vs|versus)\b)", re.IGNORECASE
+)
+"""Where an answer splits like a list: commas and the like, sentence punctuation, brackets,
+bullets, ``and``/``or``/``then``/``vs`` ("basket. box", "basket (box)", "basket then box")."""
+HEDGE_WORDS = frozenset(
+    {"i", "think", "guess", "believe", "suppose", "probably", "maybe", "perhaps", "obviously",
+     "surely", "definitely", "certainly", "likely", "clearly", "so", "of", "course", "ok",
+     "okay", "is", "it", "s", "that", "this", "m", "am", "pretty", "sure",
+     "thereabouts", "exactly", "indeed", "right", "correct", "still", "again", "now", "there",
+     "too", "though", "hmm", "well", "you", "see", "know", "my", "guessing", "bet"}
+)  # fmt: skip
+"""Words a part of an answer may be made of without offering another answer ("box, I think",
+"the box, obviously")."""
+_NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -343,15 +357,18 @@ def _denied(
 def lists_alternatives(
     answer: str, golds: Sequence[str], phrases: Sequence[tuple[str, ...]]
 ) -> bool:
-    """Whether the answer, split like a list (commas, semicolons, slashes, ``and``, ``or``),
-    has a short part that no mention of a gold covers: "kitchen, garden", "Alice or Bob".
+    """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
+    punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
+    a gold covers and that says more than a hedge: "kitchen, garden", "Alice or Bob",
+    "basket. box" (not "box, I think").
     A gold that is a list itself ("Anne and Bob") covers the parts it spans, so "Anne and Bob
     or Carl" lists an alternative and "Anne and Bob" does not; "short" is at most
     LIST_PART_MAX_EXTRA_WORDS longer than the golds' longest item. A part that starts with a
     negation excludes rather than adds ("garden, not the hall"). ``phrases``: the golds'
     words as mentions are matched (with their variants)."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
-    pieces = _ALTERNATIVE_SPLIT.split(answer)  # text, separator, text, ...
+    folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer)
+    pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
     tokens: list[str] = []
     part_of: list[int] = []
     for number, piece in enumerate(pieces):
@@ -369,6 +386,7 @@ def lists_alternatives(
         part not in covered
         and len(part_words) <= longest + LIST_PART_MAX_EXTRA_WORDS
         and not _is_negation(part_words, 0)
+        and not _NOT_ALTERNATIVES.issuperset(part_words)
         for part, part_words in parts.items()
     )
 

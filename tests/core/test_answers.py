@@ -219,7 +219,7 @@ def test_a_sentence_gold_is_denied_across_its_own_full_stop() -> None:
     assert judge_choice(f"The {gold} is wrong.", gold, others).verdict == "wrong"
     assert judge_choice(f"Not sure. {gold}", gold, others).correct
     assert judge_choice(f"{gold} It is not wrong.", gold, others).correct
-    assert judge_text("The jar. Wrong answers elsewhere.", "jar").correct  # its own stop only
+    assert judge_text("The jar. Wrong answers are found elsewhere.", "jar").correct  # own stop
 
 
 def test_a_location_gold_with_its_preposition_is_named_by_the_place_alone() -> None:
@@ -263,3 +263,16 @@ def test_more_denials_of_the_gold_earn_nothing(denial: str) -> None:
     assert judge_text(denial, "crate").verdict == "wrong", denial
     assert judge_text("the crate instead of the basket", "crate").correct
     assert judge_text("Not sure: the crate", "crate").correct
+
+
+@pytest.mark.parametrize(
+    "hedge",
+    ["basket. box", "basket? box?", "basket then box", "basket (box)", "basket\uff0c box",
+     "basket\u3001box", "basket + box", "basket vs box"],
+)  # fmt: skip
+def test_free_text_alternatives_split_by_other_marks_are_still_a_list(hedge: str) -> None:
+    """Only commas, slashes, and/or split a free-text list: listing every place of the story
+    joined by ". " took a registered free-text env from 19% to 76% (red team)."""
+    assert judge_text(hedge, "box").verdict == "several_candidates"
+    for fine in ("box, I think.", "The box, obviously.", "box. She never saw Bob move it."):
+        assert judge_text(fine, "box").correct, fine

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tomgym.answers import HEDGE_WORDS, REFUTING_WORDS
 from tomgym.items import ToMItem
 from tomgym.rewards import gold_response, score_response
 
@@ -97,18 +98,23 @@ def negated_gold(block: str, golds: Sequence[str]) -> bool:
 
 
 def listed_alternative(block: str, golds: Sequence[str]) -> bool:
-    """Free text split like a list: a part holding the gold beside a short part without it
-    (at most two words longer than the gold) that does not start with a negation."""
-    separators = r"[,;/|\n&]|\band\b|\bor\b"
+    """Free text split like a list (commas, sentence marks, brackets, and/or/then/vs): a part
+    holding the gold beside a short part without it (at most two words longer than the gold)
+    that does not start with a negation and says more than a hedge ("I think")."""
+    separators = r"[,;/|\n&.?!:()\[\]+\u2022\u3001]|\b(?:and|or|then|vs|versus)\b"
     phrases = [oracle_words(g) for g in golds if oracle_words(g)]
     if any(len(re.split(separators, " ".join(p))) > 1 for p in phrases):
-        return False
-    parts = [oracle_words(part) for part in re.split(separators, block, flags=re.IGNORECASE)]
+        return False  # a gold that is a list itself: left to the verifier's own coverage rule
+    folded = unicodedata.normalize("NFKC", block)
+    parts = [oracle_words(part) for part in re.split(separators, folded, flags=re.IGNORECASE)]
     parts = [part for part in parts if part]
     holds = [any(_spans(part, p) for p in phrases) for part in parts]
     longest = max(len(p) for p in phrases)
     return any(holds) and any(
-        not held and len(part) <= longest + 2 and not _negation_at(part, 0)
+        not held
+        and len(part) <= longest + 2
+        and not _negation_at(part, 0)
+        and not set(part) <= HEDGE_WORDS | REFUTING_WORDS
         for part, held in zip(parts, holds, strict=True)
     )
 
