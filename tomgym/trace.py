@@ -85,12 +85,14 @@ class TraceScore:
 
     @property
     def reward(self) -> float:
-        """The reward part: the share of the needed chains stated rightly, paid only when the
-        question's own chain is one of them. A true but easy claim (where the object is now)
-        earns nothing on its own, and listing containers earns nothing either."""
+        """The reward part: the needed chains stated rightly less those stated wrongly, as a
+        share of the needed chains, paid only when the question's own chain is one of the right
+        ones. A true but easy claim (where the object is now) earns nothing on its own, listing
+        containers earns nothing, and guessing a chain costs what stating it rightly pays (the
+        answer's container claimed for every chain was worth 60-90% of a full trace)."""
         if not self.answer_chain_right or not self.needed:
             return 0.0
-        return self.right / self.needed
+        return max(0.0, (self.right - self.wrong) / self.needed)
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,20 @@ def test_a_second_container_the_story_never_uses_still_contradicts_the_chain(
     assert trace_fidelity(STORY, QUESTION, rooms, "hitom").reward == 1.0  # a room: no claim
     vague = right + " Anna thinks the apple is in the same place."
     assert trace_fidelity(STORY, QUESTION, vague, "hitom").reward == 1.0
+
+
+def test_guessed_chains_cost_what_right_ones_earn() -> None:
+    """The answer's container stated for every chain earned 60-90% of the trace part (inner
+    chains often hold the answer's container); a wrong chain now cancels a right one."""
+    guess = (
+        "Anna thinks Ben thinks the apple is in the green_box. Ben thinks the apple is in the "
+        "green_box. The apple is now in the green_box."
+    )
+    score = trace_fidelity(STORY, QUESTION, guess, "hitom")
+    assert (score.right, score.wrong) == (1, 2) and score.reward == 0.0
+    one_slip = (
+        "Anna thinks Ben thinks the apple is in the green_box. Ben thinks the apple is in the "
+        "red_bag. The apple is now in the green_box."
+    )
+    score = trace_fidelity(STORY, QUESTION, one_slip, "hitom")
+    assert (score.right, score.wrong) == (2, 1) and score.reward == pytest.approx(1 / 3)
