@@ -38,6 +38,25 @@ def test_untagged_answers_count_only_as_a_diagnostic(tmp_path: Path) -> None:
     assert env.trace_claims_mean == 0.0 and env.trace_fidelity is None
 
 
+class GoldInThinkAgent(PlainSentenceAgent):
+    """Names the gold only inside a think part, with no answer block (or an unclosed one)."""
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        golds = [tomgym.solve(e.story, e.question) for e in episodes]
+        return [
+            Response(text=f"<think>So, {gold}.</think>" + ("<answer>not sure" if i % 2 else ""))
+            for i, gold in enumerate(golds)
+        ]
+
+
+def test_untagged_accuracy_reads_what_the_lenient_reward_reads(tmp_path: Path) -> None:
+    """The untagged diagnostic judged the whole text, think part included: the gold named
+    only while reasoning counted on 300 of 300 items, where the lenient reward gives 0."""
+    summary = evaluate(GoldInThinkAgent(), envs=["ToM-HiToM-O1-v0"], n=6, out=tmp_path,
+                       quiet=True)  # fmt: skip
+    assert summary.envs["ToM-HiToM-O1-v0"].lenient_accuracy == 0.0
+
+
 def test_oracle_traces_are_all_confirmed(tmp_path: Path) -> None:
     summary = evaluate("oracle", envs=["ToM-HiToM-O2-v0"], n=6, out=tmp_path, quiet=True)
     env = summary.envs["ToM-HiToM-O2-v0"]

@@ -39,7 +39,7 @@ from tomgym.eval.store import (
 )
 from tomgym.items import SPLITS, ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
-from tomgym.rewards import judge_answer
+from tomgym.rewards import score_response as reward_of
 from tomgym.sources import ListSource
 
 DEFAULT_N = 100
@@ -400,7 +400,8 @@ def score_response(
     _, reward, _, _, info = env.step(text)
     lenient = bool(info["correct"])
     if info["verdict"] == "no_answer" and text.strip():
-        lenient = judge_answer(text, item)[0]
+        # as the lenient reward judges it: untagged responses, outside their think part
+        lenient = reward_of(text, item, "lenient", episode.prefill).correct
     think_words, think_entities = think_features(
         text, episode.prefill, item.story, item.candidates, item.question
     )
