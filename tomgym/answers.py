@@ -58,6 +58,13 @@ REFUTING_WORDS = frozenset({"wrong", "incorrect"})
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
 """Words a negation after a mention denies it with ("the jar is not the answer")."""
+LEAVING_WORDS = frozenset(
+    {"left", "leave", "leaves", "leaving", "moved", "move", "moves", "gone", "go", "went",
+     "changed", "budged", "from"}
+)  # fmt: skip
+"""After a negation, words that make it deny a departure, not the place ("never left the jar")."""
+NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
+"""Words that, before an excluding pair, negate the exclusion ("none other than the jar")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
@@ -329,12 +336,19 @@ def _denied(
     the clause it starts (before, ``clause_of``) or ends (after, ``clause_after``) in;
     ``own_break``: a clause that ends with the mention continues into the next one (the break
     was the gold's own)."""
+    # "it never left the jar", "it has not moved from the jar": the negation is of leaving
+    if _negated_before(tokens, clause_of, start):
+        return True
     first = start
     while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
         first -= 1
-    if any(_is_negation(tokens, i) for i in range(first, start)):
-        return True
-    if any((tokens[i], tokens[i + 1]) in EXCLUDING_PAIRS for i in range(first, start - 1)):
+    pairs = [i for i in range(first, start - 1) if (tokens[i], tokens[i + 1]) in EXCLUDING_PAIRS]
+    # "none other than the jar", "it cannot be anywhere but the jar": a negated exclusion
+    if pairs and not any(
+        _is_negation(tokens, j) or tokens[j] in NEGATING_EXCLUSION
+        for j in range(max(0, pairs[0] - 2), pairs[0])
+        if clause_of[j] == clause_of[start]
+    ):
         return True
     last = end
     limit = min(len(tokens), end + NEGATION_REACH + 1)
@@ -414,6 +428,11 @@ def judge_choice(
     named = indexed_mentions(tokens, index)
     if not named:
         return Judgement(False, "no_candidate", "the answer names none of the candidates")
+    if len(named) > 1 and may_negate(present):
+        phrases: dict[str, list[tuple[str, ...]]] = {}
+        for key, phrase in variants:
+            phrases.setdefault(key, []).append(phrase)
+        named = only_affirmed(answer, named, phrases)
     if len(named) > 1:
         return Judgement(False, "several_candidates", f"the answer names {len(named)} candidates")
     if named != {gold}:
@@ -427,6 +446,38 @@ def judge_choice(
     return Judgement(True, "correct", "names the gold candidate only")
 
 
+def only_affirmed(
+    answer: str, named: set[str], phrases: Mapping[str, Sequence[tuple[str, ...]]]
+) -> set[str]:
+    """The named candidates less those the answer only excludes ("the box, not the basket"
+    names the box; see :func:`excluded`); all of them when it excludes every one (the gold's
+    own denial is judged after)."""
+    kept = {key for key in named if not excluded(answer, phrases[key])}
+    return kept or named
+
+
+def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+    """Whether every mention of the phrases has a negation (``NEGATIONS``) at most
+    NEGATION_REACH words before it in its clause, with no word of leaving after that negation
+    ("the box, not the basket"; not "it never left the basket")."""
+    tokens: list[str] = []
+    clause_of: list[int] = []
+    for number, clause in enumerate(_CLAUSE_BREAKS.split(answer)):
+        clause_words = words(clause)
+        tokens += clause_words
+        clause_of += [number] * len(clause_words)
+    spans = _phrase_spans(tokens, phrases)
+    return bool(spans) and all(_negated_before(tokens, clause_of, start) for start, _ in spans)
+
+
+def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
+    first = start
+    while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
+        first -= 1
+    negations = [i for i in range(first, start) if _is_negation(tokens, i)]
+    return bool(negations) and LEAVING_WORDS.isdisjoint(tokens[negations[-1] + 1 : start])
+
+
 def judge_text(
     answer: str, gold: str, candidates: Sequence[str] = (), aliases: Sequence[str] = ()
 ) -> Judgement:
@@ -438,6 +489,8 @@ def judge_text(
         c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
     }
     named = mentioned(tokens, {"__gold__": gold_phrases, **others})
+    if len(named) > 1 and may_negate(set(tokens)):
+        named = only_affirmed(answer, named, {"__gold__": gold_phrases, **others})
     if "__gold__" not in named:
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:

@@ -276,3 +276,27 @@ def test_free_text_alternatives_split_by_other_marks_are_still_a_list(hedge: str
     assert judge_text(hedge, "box").verdict == "several_candidates"
     for fine in ("box, I think.", "The box, obviously.", "box. She never saw Bob move it."):
         assert judge_text(fine, "box").correct, fine
+
+
+def test_a_candidate_the_answer_only_excludes_is_not_named() -> None:
+    """'The red chest, not the blue box' was several_candidates on every choice item (the
+    free-text judge already read it as an exclusion)."""
+    cands = ["red_chest", "blue_box", "green_bin"]
+    for fine in ("the red chest, not the blue box", "It is not in the blue_box; it is in "
+                 "the red_chest.", "red_chest and never the green_bin"):  # fmt: skip
+        assert judge_choice(fine, "red_chest", cands).correct, fine
+    assert judge_choice("blue_box, not red_chest", "red_chest", cands).verdict == "wrong"
+    assert judge_choice("red_chest or blue_box", "red_chest", cands).verdict == (
+        "several_candidates"
+    )
+
+
+@pytest.mark.parametrize(
+    "affirmed",
+    ["It never left the red chest.", "It hasn't moved from the red_chest.",
+     "None other than the red_chest.", "It can't be anywhere but the red_chest."],
+)  # fmt: skip
+def test_negated_leaving_and_negated_exclusions_affirm_the_gold(affirmed: str) -> None:
+    cands = ["red_chest", "blue_box"]
+    assert judge_choice(affirmed, "red_chest", cands).correct
+    assert judge_choice("It is not in the red_chest.", "red_chest", cands).verdict == "wrong"

@@ -38,7 +38,10 @@ CONTAINERS = ("box", "basket", "crate", "bin", "drawer", "pantry", "chest", "ham
 PLACES = ("kitchen", "garden", "donation bin", "leather briefcase", "wooden desk drawer", "hall")
 NEGATIONS = {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent",
              "dont", "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt",
-             "wouldnt", "shouldnt", "aint"}  # fmt: skip
+             "wouldnt", "shouldnt", "aint", "except", "excluding", "nowhere"}  # fmt: skip
+LEAVING = {"left", "leave", "leaves", "leaving", "moved", "move", "moves", "gone", "go", "went",
+           "changed", "budged", "from"}  # fmt: skip
+CLAUSES = r"[,;:.!?()\[\]\n]"
 NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
 
 
@@ -69,17 +72,36 @@ def _spans(tokens: Sequence[str], phrase: Sequence[str]) -> list[tuple[int, int]
 
 
 def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> bool:
-    """A gold phrase occurs, and every occurrence of another phrase lies inside a gold one."""
+    """A gold phrase occurs, and every occurrence of another phrase lies inside a gold one,
+    unless each occurrence of that phrase is negated ("the box, not the basket")."""
     tokens = oracle_words(block)
     gold_spans = [s for g in golds if oracle_words(g) for s in _spans(tokens, oracle_words(g))]
     if not gold_spans:
         return False
     return all(
-        any(gs <= s and e <= ge for gs, ge in gold_spans)
+        all(any(gs <= s and e <= ge for gs, ge in gold_spans) for s, e in spans)
+        or all_negated(block, other)
         for other in others
         if oracle_words(other)
-        for s, e in _spans(tokens, oracle_words(other))
+        for spans in [_spans(tokens, oracle_words(other))]
     )
+
+
+def _negated_at(tokens: Sequence[str], start: int) -> bool:
+    """A negation at most three words before ``start``, no word of leaving after it."""
+    before = [i for i in range(max(0, start - 3), start) if _negation_at(tokens, i)]
+    return bool(before) and not set(tokens[before[-1] + 1 : start]) & LEAVING
+
+
+def all_negated(block: str, phrase: str) -> bool:
+    """Every mention of the phrase is negated in its clause."""
+    found = [
+        _negated_at(tokens, start)
+        for clause in re.split(CLAUSES, block)
+        for tokens in [oracle_words(clause)]
+        for start, _ in _spans(tokens, oracle_words(phrase))
+    ]
+    return bool(found) and all(found)
 
 
 def _negation_at(tokens: Sequence[str], i: int) -> bool:
@@ -87,12 +109,13 @@ def _negation_at(tokens: Sequence[str], i: int) -> bool:
 
 
 def negated_gold(block: str, golds: Sequence[str]) -> bool:
-    """A gold mention with a negation at most three words before it in its clause."""
-    for clause in re.split(r"[,;:.!?()\[\]\n]", block):
+    """A gold mention with a negation at most three words before it in its clause (not a
+    negated leaving: "it never left the box")."""
+    for clause in re.split(CLAUSES, block):
         tokens = oracle_words(clause)
         for gold in golds:
             for start, _ in _spans(tokens, oracle_words(gold)) if oracle_words(gold) else []:
-                if any(_negation_at(tokens, i) for i in range(max(0, start - 3), start)):
+                if _negated_at(tokens, start):
                     return True
     return False
 
