@@ -1,6 +1,6 @@
 """Event-driven world of agents, rooms, containers and objects with nested beliefs.
 
-Implements the Hi-ToM semantics of /docs/HITOM_RULES.md: observation by co-presence,
+Implements the Hi-ToM semantics of docs/WORLD_RULES.md: observation by co-presence,
 chapters with an exit order, and trust-dependent public claims and private tells.
 """
 
