@@ -269,3 +269,15 @@ def test_register_refuses_an_existing_id_without_naming_a_python_option(
     assert main(["register", str(path), "--id", "ToM-ToMi-v0"]) == 2
     err = capsys.readouterr().err
     assert "ToM-ToMi-v0 is already an env" in err and "overwrite" not in err
+
+
+def test_a_misspelt_option_is_named_by_its_subcommand_with_the_nearest_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It printed the top-level usage and no hint: 'tomgym: error: unrecognized arguments'."""
+    with pytest.raises(SystemExit) as exited:
+        main(["show", "ToM-HiToM-O4-v0", "--idx", "1"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: tomgym show")
+    assert "tomgym show: error: unrecognized arguments: --idx 1 ('--idx': did you mean" in err

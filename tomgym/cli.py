@@ -4,6 +4,7 @@ envs, evaluate agents and tabulate leaderboards, export training data and train,
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -299,7 +300,9 @@ def _message(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the subcommand's own parser: its usage, and the nearest option
+        _subcommand_parser(parser, args.command).error(_unrecognized(extra, parser, args.command))
     debug = args.debug or os.environ.get("TOMGYM_DEBUG", "") not in ("", "0")
     prog = f"tomgym {args.command}"
     handler: Handler = args.handler
@@ -307,6 +310,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not debug:  # one line each, as errors are, not the warning's file and source line
             warnings.showwarning = _one_line_warning(prog)
         return _run(handler, args, prog, debug)
+
+
+def _subcommand_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._actions:  # argparse keeps its subparsers in the choices of this one
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]  # type: ignore[no-any-return]
+    return parser
+
+
+def _unrecognized(extra: Sequence[str], parser: argparse.ArgumentParser, command: str) -> str:
+    """argparse's message for stray arguments, with the closest option of the subcommand."""
+    options = [
+        flag
+        for action in _subcommand_parser(parser, command)._actions
+        for flag in action.option_strings
+    ]
+    hints = [
+        f"{arg!r}: did you mean {close[0]!r}?"
+        for arg in extra
+        if arg.startswith("--")
+        for close in [difflib.get_close_matches(arg.split("=", 1)[0], options, n=1)]
+        if close
+    ]
+    said = f"unrecognized arguments: {' '.join(extra)}"
+    return said + (f" ({'; '.join(hints)})" if hints else "")
 
 
 def _one_line_warning(prog: str) -> Callable[..., None]:
