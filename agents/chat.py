@@ -33,14 +33,15 @@ def tagged(think: str, answer: str, prefill: str = "") -> str:
 
 def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = False) -> Episode:
     """The Episode an agent sees after ``env.reset``; ``with_gold`` only for privileged agents."""
-    item = env.current_item
+    base: Any = env.unwrapped  # through gym.make's wrappers (a ToMEnv is its own)
+    item = base.current_item
     if item is None:
         raise RuntimeError("episode_from_env needs an env that has been reset")
     messages = [dict(m) for m in info["messages"]]
     prefill = info.get("prefill", "")
     prompt = "\n\n".join(m["content"] for m in messages) + (f"\n\n{prefill}" if prefill else "")
     return Episode(
-        env_id=str(info.get("env_id") or env.tom_id or ""),
+        env_id=str(info.get("env_id") or base.tom_id or ""),
         item_id=item.id,
         prompt=prompt,
         messages=messages,
@@ -49,7 +50,7 @@ def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = Fal
         question=item.question,
         candidates=tuple(item.candidates),
         answer_type=item.answer_type,
-        family=env.prompt_family,
+        family=base.prompt_family,
         order=item.order,
         gold=item.gold_text if with_gold else None,
     )

@@ -194,7 +194,7 @@ class OpenAIAgent:
                 raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
             raise RequestRefused(exc.code, detail) from exc
         except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
-            raise RetryableError(f"{type(exc).__name__}: {exc}") from exc
+            raise RetryableError(f"{type(exc).__name__} at {self.base_url}: {exc}") from exc
         try:
             reply = json.loads(raw)
             reply["choices"][0]["message"]["content"]

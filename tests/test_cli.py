@@ -107,6 +107,18 @@ def test_oracle_reports_agreement_and_writes_disagreements(
     assert len(bad) == 1 and json.loads(bad[0])["gold"] == "somewhere_else"
 
 
+def test_oracle_on_the_other_familys_file_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ToMi file read with the Hi-ToM parser gave 17% agreement and no word about why."""
+    items = tomgym.load_items("ToM-ToMi-v0", n=10)
+    path = tmp_path / "tomi.jsonl"
+    path.write_text("".join(json.dumps({"story": i.story, "question": i.question,
+                                        "answer": i.answer}) + "\n" for i in items))  # fmt: skip
+    assert main(["oracle", str(path)]) == 0
+    assert "is the file tomi's? (--family tomi)" in capsys.readouterr().err
+
+
 @pytest.fixture
 def data_root_reset() -> Iterator[None]:
     yield

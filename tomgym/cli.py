@@ -149,7 +149,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         more = f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
         shown = "; ".join(problems[:10]) + more
         raise ValueError(f"{path}: need JSON objects with story, question, answer: {shown}")
-    n = agree = 0
+    n = agree = unparsed = 0
     with out.open("w", encoding="utf-8") as bad:
         for line_no, story, question, gold in records:
             n += 1
@@ -158,6 +158,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
                 error = None
             except ValueError as exc:
                 ours, error = None, str(exc)
+                unparsed += 1
             if ours is not None and ours == str(gold).strip():
                 agree += 1
             else:
@@ -178,6 +179,13 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     print(f"disagreements written to: {out}")
     rate = agree / n if n else 0.0
     print(f"agreement: {rate:.4f} ({agree}/{n})")
+    if n and unparsed > n / 2:
+        other = "tomi" if args.family == "hitom" else "hitom"
+        print(
+            f"note: the {args.family} parser could not read {unparsed} of {n} stories or "
+            f"questions: is the file {other}'s? (--family {other})",
+            file=sys.stderr,
+        )
     return 0
 
 

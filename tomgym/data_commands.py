@@ -157,10 +157,10 @@ def cmd_register(args: argparse.Namespace) -> int:
             print(f"\n=== item {index}: {item.id} (gold: {item.gold_text}) ===")
             print(prompt)
     print(
-        f"\n{spec.id}: {spec.size} valid items. This registration lasts only for this process; "
-        "in Python call tomgym.datafile.register_from_file(...) to use it, and register it from "
-        "a plugin (the tomgym.envs entry point, see the README) for tomgym eval, export and "
-        "training."
+        f"\n{spec.id}: {spec.size} valid item{'' if spec.size == 1 else 's'}. This "
+        "registration lasts only for this process; in Python call "
+        "tomgym.datafile.register_from_file(...) to use it, and register it from a plugin "
+        "(the tomgym.envs entry point, see the README) for tomgym eval, export and training."
     )
     return 0
 

@@ -172,6 +172,10 @@ def _describe(allowed: Collection[int]) -> str:
     return ", ".join(str(a) for a in values)
 
 
+TRACE_REWARD_FAMILIES = ("hitom", "tomi")
+"""Families whose reasoning the simulator can check (the trace reward part)."""
+
+
 class HeldOutRedefinedWarning(UserWarning):
     """A held-out ID made with arguments that make it serve other items than its own."""
 
@@ -317,6 +321,14 @@ class ToMEnv(gym.Env[str, str]):
         self.source: ItemSource = self.build_source(**source_kwargs)
         if tom_id is not None:  # once the arguments are known to be good
             warn_if_redefined(tom_id, source_kwargs)
+        family = self.prompt_family
+        if self.reward_spec.trace_weight > 0 and family not in TRACE_REWARD_FAMILIES:
+            warnings.warn(
+                f"{self.label}: trace_weight is paid on generated and released Hi-ToM and ToMi "
+                f"only (the simulator checks their claims); {family} items get no trace part",
+                UserWarning,
+                stacklevel=3,
+            )
         self.observation_space: spaces.Text = text_space(
             self._max_observation_chars(), min_length=0
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import tomgym
 from tomgym.items import ToMItem
 from tomgym.rewards import REWARD_PRESETS, RewardSpec, resolve_reward, score_response
 
@@ -63,3 +64,20 @@ def test_lenient_never_reads_the_answer_from_the_think_part() -> None:
     assert score_response("<think>hmm</think> red_box", ITEM, "lenient").correct
     with_prefill = score_response("red_box</think> blue_box", ITEM, "lenient", "<think>\n")
     assert with_prefill.verdict == "wrong"  # red_box was reasoning after the prefill
+
+
+def test_a_trace_weight_where_no_trace_is_checked_is_said() -> None:
+    """reward={'trace_weight': 0.5} on a family the simulator cannot check was taken and
+    silently paid nothing."""
+    import warnings
+
+    items = [ToMItem(id="t1", story="S.", question="Q?", answer="yes", answer_type="yes_no")]
+    tomgym.register_tom_env("NoTrace-v0", items=items, family="custom")
+    try:
+        with pytest.warns(UserWarning, match="trace_weight is paid on generated and released"):
+            tomgym.make("NoTrace-v0", reward={"trace_weight": 0.5})
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tomgym.make("ToM-HiToM-O1-v0", reward={"trace_weight": 0.5})
+    finally:
+        tomgym.registry.unregister_tom_env("NoTrace-v0")

@@ -111,14 +111,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if bool(args.env) == bool(args.suite):
         which = "not both" if args.env else "one of them"
-        print(f"tomgym eval: give --env ID (one or more) or --suite NAME, {which}", file=sys.stderr)
+        print(
+            f"tomgym eval: error: give --env ID (one or more) or --suite NAME, {which}",
+            file=sys.stderr,
+        )
         return 2
     try:
         summary = evaluate(
             args.agent, args.env or None, suite=args.suite, out=args.out, **_sampling(args)
         )
     except RuntimeError as exc:
-        print(f"tomgym eval: {exc}", file=sys.stderr)
+        print(f"tomgym eval: error: {exc}", file=sys.stderr)
         return 2
     _print_summary(summary)
     print(f"results: {args.out}/results.jsonl  summary: {args.out}/summary.json")
@@ -209,7 +212,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--batch-size", type=positive_int, default=8)
     p.add_argument(
-        "--workers", type=positive_int, default=1, help="agent replicas as Ray actors (> 1)"
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="agent replicas as Ray actors (1: one process, no Ray)",
     )
     p.add_argument("--ray-address", default=None, help="join a Ray cluster (implies Ray)")
     p.add_argument(

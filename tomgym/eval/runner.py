@@ -231,7 +231,12 @@ def resolve_targets(
             env, used = open_env(env_id, kwargs, split)
         except MissingDataError as exc:
             if not skip_missing:
-                raise
+                if suite is None:
+                    raise
+                raise MissingDataError(
+                    f"{exc} (--skip-missing runs the suite without the envs whose release is "
+                    "not installed)"
+                ) from None
             print(f"tomgym: note: {env_id} left out (--skip-missing): {exc.brief}", file=sys.stderr)
             continue
         wanted = env_n if env_n is not None else default_n
@@ -315,13 +320,13 @@ def shared_stories(targets: Sequence[EnvTarget]) -> list[tuple[str, list[str], i
 def warn_shared_items(targets: Sequence[EnvTarget]) -> None:
     for held_out, inside, count in shared_items(targets):
         print(
-            f"tomgym eval: held-out {held_out} shares {count} items with in-distribution "
+            f"tomgym: warning: held-out {held_out} shares {count} items with in-distribution "
             f"{inside}: their gap compares those items with themselves",
             file=sys.stderr,
         )
     for held_out, insides, shared, total in shared_stories(targets):
         print(
-            f"tomgym eval: note: held-out {held_out} shares {shared} of its {total} stories "
+            f"tomgym: note: held-out {held_out} shares {shared} of its {total} stories "
             f"with in-distribution {', '.join(insides)}: it holds out the questions (another "
             "order or kind), not the stories",
             file=sys.stderr,
@@ -613,7 +618,7 @@ def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     import tomgym
 
     print(
-        f"tomgym eval: {target.env_id}: resuming with the directory's env arguments "
+        f"tomgym: note: {target.env_id}: resuming with the directory's env arguments "
         f"{stored.kwargs} (this command would choose {target.kwargs})",
         file=sys.stderr,
     )
@@ -634,7 +639,7 @@ def keep_stored_marking(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     if stored.held_out == target.held_out:
         return target
     print(
-        f"tomgym eval: {target.env_id}: resuming with the directory's held-out marking "
+        f"tomgym: note: {target.env_id}: resuming with the directory's held-out marking "
         f"({stored.held_out})",
         file=sys.stderr,
     )
@@ -658,7 +663,7 @@ def keep_stored_order(target: EnvTarget, old: RunMetadata, *, given: bool) -> En
             f"{target.items!r}; use another --out"
         )
     print(
-        f"tomgym eval: {target.env_id}: resuming with the directory's item order "
+        f"tomgym: note: {target.env_id}: resuming with the directory's item order "
         f"{stored.items!r}",
         file=sys.stderr,
     )

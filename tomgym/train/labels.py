@@ -210,7 +210,7 @@ def _open_env(
         if (env_id, split) not in _SPLIT_NOTES:
             _SPLIT_NOTES.add((env_id, split))
             logger.warning(
-                "tomgym: %s does not take split=%r (%s); using the env's own items, and its "
+                "tomgym: note: %s does not take split=%r (%s); using the env's own items, and its "
                 "labels record no split",
                 env_id,
                 split,

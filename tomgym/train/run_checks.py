@@ -191,8 +191,8 @@ def check_envs(
         shared = sum(eval_env.source.item(i).id in trained for i in range(probe))
         if shared:  # an env without splits, or a release and its own subset
             print(
-                f"tomgym train: eval env {env_id} shares {shared} of its first {probe} items "
-                "with the training data: its scores, and the best checkpoint picked on them, "
+                f"tomgym train: warning: eval env {env_id} shares {shared} of its first {probe} "
+                "items with the training data: its scores, and the best checkpoint picked on them, "
                 "are not held out",
                 file=sys.stderr,
             )
