@@ -98,15 +98,29 @@ DATASETS: dict[str, Dataset] = {
     )
 }
 
-_HITOM = ("ToM-HiToM-Original-v0", "ToM-HiToM-Original-MC-v0")
+_HITOM = (
+    "ToM-HiToM-Original-v0",
+    "ToM-HiToM-Original-MC-v0",
+    *(f"ToM-HiToM-Original-O{order}-v0" for order in range(5)),
+)
 _TOMI = ("ToM-ToMi-Original-v0",)
 _EXPLORE = ("ToM-ExploreToM-v0", "ToM-ExploreToM-Infilled-v0")
 _OPENTOM = ("ToM-OpenToM-v0",)
+_OPENTOM_GENRE_ENVS = {
+    "attitude": "ToM-OpenToM-Attitude-v0",
+    "location_cg": "ToM-OpenToM-CoarseLoc-v0",
+    "location_fg": "ToM-OpenToM-FineLoc-v0",
+    "multihop": "ToM-OpenToM-Multihop-v0",
+}
 _OPENTOM_HF = "https://huggingface.co/datasets/SeacowX/OpenToM/resolve/main/"
 
 
 def _opentom(name: str, records: int, sha: str) -> ReleaseFile:
-    return ReleaseFile("opentom", f"opentom/{name}", records, _OPENTOM, _OPENTOM_HF + name, sha)
+    """A file of OpenToM: a genre's questions (the all-genre env and that genre's), or the
+    story metadata every OpenToM env reads."""
+    genre = [env for prefix, env in _OPENTOM_GENRE_ENVS.items() if name.startswith(prefix)]
+    envs = (*_OPENTOM, *genre) if genre else (*_OPENTOM, *_OPENTOM_GENRE_ENVS.values())
+    return ReleaseFile("opentom", f"opentom/{name}", records, envs, _OPENTOM_HF + name, sha)
 
 
 RELEASE_FILES: tuple[ReleaseFile, ...] = (

@@ -26,7 +26,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     from tomgym.data import data_root, data_root_origin, data_status
 
     statuses = data_status(checksums=not args.no_checksums)
-    print(f"data root: {data_root()} (from {data_root_origin()})")
+    root = data_root()
+    missing = "" if root.is_dir() else "; this directory does not exist"
+    print(f"data root: {root} (from {data_root_origin()}){missing}")
     rows = [
         (
             s.dataset,
