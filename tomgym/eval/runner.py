@@ -975,7 +975,13 @@ def summarise_dir(directory: str | os.PathLike[str], *, write: bool = True) -> S
         raise NotADirectoryError(f"{directory} is a file, not an eval directory")
     metadata = read_metadata(directory)
     if metadata is None:
-        raise FileNotFoundError(f"{directory}: no {METADATA_FILE} (not a tomgym eval directory)")
+        runs = sorted(
+            str(d) for d in Path(directory).glob("runs/*") if (d / METADATA_FILE).is_file()
+        )
+        hint = f"; it holds a suite's runs: {' '.join(runs)}" if runs else ""
+        raise FileNotFoundError(
+            f"{directory}: no {METADATA_FILE} (not a tomgym eval directory){hint}"
+        )
     return finish(Path(directory), metadata, write=write)
 
 
