@@ -278,7 +278,7 @@ def _made_with(plan: EnvPlan) -> dict[str, Any]:
 def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:
     """How a run's plan picks an env's items, in words, and the indices it asks."""
     if plan.size is None:  # generated: items 0..n-1 whatever the order option
-        return f"items 0-{plan.n - 1}", tuple(range(plan.n))
+        return ("item 0" if plan.n == 1 else f"items 0-{plan.n - 1}"), tuple(range(plan.n))
     if plan.n >= plan.size:
         return f"all {plan.size} items", tuple(range(plan.size))
     how = "of its fixed shuffled order" if plan.items == "shuffled" else "in file order"
@@ -366,10 +366,11 @@ UNANSWERED_NOTE = (
 def coverage_notes(board: Leaderboard) -> list[str]:
     """One line per row that has results for only some of the board's env columns."""
     notes = []
+    labels = column_labels(board)  # as the table's header names the columns
     for row in board.rows:
         missing = [e for e in board.envs if row.envs.get(e) is None]
         if missing and len(missing) < len(board.envs):
-            shown = ", ".join(_short_id(e) for e in missing[:4]) + (
+            shown = ", ".join(labels[e] for e in missing[:4]) + (
                 f" and {len(missing) - 4} more" if len(missing) > 4 else ""
             )
             notes.append(
