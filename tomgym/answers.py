@@ -32,8 +32,8 @@ _NON_WORD = re.compile(r"[\W_]+")
 _ASCII_NON_WORD_AS_SPACE = {c: " " for c in range(128) if not chr(c).isalnum()}
 """``_NON_WORD``'s matches among ASCII characters (all but letters and digits), as spaces."""
 ARTICLES = frozenset({"a", "an", "the"})
-YES_WORDS = frozenset({"yes"})
-NO_WORDS = frozenset({"no"})
+YES_WORDS = frozenset({"yes", "yeah", "yep", "yup"})
+NO_WORDS = frozenset({"no", "nope", "nah"})
 FREE_TEXT_MAX_EXTRA_WORDS = 12
 """A free-text answer with no other candidate to exclude (no list, or one holding only the
 gold) may add this many words to the gold phrase: pasting the whole story names the gold too."""
@@ -507,8 +507,13 @@ def judge_text(
 
 
 def leading_yes_no(text: str) -> str | None:
-    """``"yes"`` or ``"no"`` when the text starts with that word, else None."""
+    """``"yes"`` or ``"no"`` when the text starts with that word (or "yeah", "yep", "nope"...),
+    after an announcement such as "Answer:" or "The answer is"; else None."""
     tokens = words(text)
+    for preamble in ANSWER_PREAMBLES:
+        if tuple(tokens[: len(preamble)]) == preamble and len(tokens) > len(preamble):
+            tokens = tokens[len(preamble) :]
+            break
     if not tokens:
         return None
     if tokens[0] in YES_WORDS:
@@ -516,6 +521,17 @@ def leading_yes_no(text: str) -> str | None:
     if tokens[0] in NO_WORDS:
         return "no"
     return None
+
+
+ANSWER_PREAMBLES = (
+    ("my", "final", "answer", "is"),
+    ("final", "answer", "is"),
+    ("my", "answer", "is"),
+    ("answer", "is"),
+    ("final", "answer"),
+    ("answer",),
+)
+"""Words that announce an answer ("Answer: yes", "The answer is no"; articles are dropped)."""
 
 
 def judge_yes_no(answer: str, gold: str) -> Judgement:
@@ -537,9 +553,10 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
 
 _STANDALONE = {
     word: re.compile(
-        rf"\b{word}\b(?=\s*(?:$|[^\w\s']|(?:or|and|but)\b))", re.IGNORECASE
+        rf"\b(?:{'|'.join(sorted(spellings))})\b(?=\s*(?:$|[^\w\s']|(?:or|and|but)\b))",
+        re.IGNORECASE,
     )
-    for word in ("yes", "no")
+    for word, spellings in (("yes", YES_WORDS), ("no", NO_WORDS))
 }
 """``yes``/``no`` said as an answer: before a punctuation mark, the end or another alternative
 ("yes or no", "Yes? No!", "yes/no"), not as a word of a sentence ("no one saw it")."""

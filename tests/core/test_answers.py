@@ -300,3 +300,15 @@ def test_negated_leaving_and_negated_exclusions_affirm_the_gold(affirmed: str) -
     cands = ["red_chest", "blue_box"]
     assert judge_choice(affirmed, "red_chest", cands).correct
     assert judge_choice("It is not in the red_chest.", "red_chest", cands).verdict == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("Answer: yes", "yes"), ("The answer is yes.", "yes"), ("Yeah", "yes"), ("Yep.", "yes"),
+     ("Nope", "no"), ("Final answer: no", "no")],
+)  # fmt: skip
+def test_yes_no_answers_announced_or_said_informally_count(said: str, gold: str) -> None:
+    """'Answer: yes', 'Yeah' and 'Nope' were unparsable on every ExploreToM and OpenToM
+    yes/no item (red team)."""
+    assert judge_yes_no(said, gold).correct
+    assert judge_yes_no("yes or nope", "yes").verdict == "several_candidates"

@@ -170,7 +170,14 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
     assert isinstance(item.answer, str)
     if item.answer_type == "yes_no":
         said = oracle_words(block)
-        return bool(said) and said[0] == oracle_words(item.answer)[0]
+        for announced in (["my", "final", "answer", "is"], ["final", "answer", "is"],
+                          ["my", "answer", "is"], ["answer", "is"], ["final", "answer"],
+                          ["answer"]):  # fmt: skip
+            if said[: len(announced)] == announced and len(said) > len(announced):
+                said = said[len(announced) :]
+                break
+        synonyms = {"yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no"}
+        return bool(said) and synonyms.get(said[0], said[0]) == oracle_words(item.answer)[0]
     golds = [item.answer, *item.aliases]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
     if negated_gold(block, golds):
