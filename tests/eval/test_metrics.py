@@ -137,3 +137,15 @@ def test_the_asked_object_counts_as_an_entity() -> None:
     assert "really" not in story_entities(story, [], question)  # only what the story names
     think = "<think>The nectarine is in the blue_drawer.</think><answer>blue_drawer</answer>"
     assert think_features(think, "", story, ["blue_drawer", "red_box"], question)[1] == 2
+
+
+def test_story_lines_dressed_in_connectives_and_the_question_are_not_reasoning() -> None:
+    """Red-teamed a third time: 'Then ' before every pasted story line broke both copy
+    checks, and the question copied in counted as a structured think part."""
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    lines = [line.split(" ", 1)[1] for line in item.story.splitlines()]
+    dressed = " ".join(f"Then {line.rstrip('.')} ok." for line in lines)
+    assert think_features(f"<think>{dressed}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    copied = f"<think>{item.question}</think>"
+    own, named = think_features(copied, "", item.story, item.candidates, item.question)
+    assert own == 0 and named == 0

@@ -306,25 +306,24 @@ def think_features(
     think = parse_response(response, prefill).think
     if not think:
         return (0, 0)
-    story_sentences = {
-        tuple(w for w in words(sentence) if not w.isdigit())
-        for sentence in _SENTENCE_BREAKS.split(story)
-    }
+    story_sentences = {_core(sentence) for sentence in _SENTENCE_BREAKS.split(story)}
+    asked = {_core(sentence) for sentence in _SENTENCE_BREAKS.split(question)} - {()}
     sentences = [
         [w for w in words(sentence) if not w.isdigit()]  # no line numbers
         for sentence in _SENTENCE_BREAKS.split(think)
     ]
     pasted = {
-        tuple(ws)
+        _core_of(ws)
         for ws in sentences
-        if len(ws) >= MIN_SENTENCE_WORDS and tuple(ws) in story_sentences
+        if len(_core_of(ws)) >= MIN_SENTENCE_WORDS and _core_of(ws) in story_sentences
     }
     if len(pasted) < PASTED_SENTENCES:
         pasted = set()  # a story fact or two restated is part of reasoning
     kept: list[str] = []  # words of the think part's sentences that are not pasted
     related: list[str] = []  # those of its sentences that relate things (a verb of the world)
     for sentence_words in sentences:
-        if tuple(sentence_words) in pasted:
+        core = _core_of(sentence_words)
+        if core in pasted or core in asked:  # the story's lines, or the question, repeated
             continue
         kept += sentence_words
         if not RELATION_WORDS.isdisjoint(sentence_words):
@@ -335,6 +334,26 @@ def think_features(
 
 
 _SENTENCE_BREAKS = re.compile(r"[.!?;\n]+")
+CONNECTIVES = frozenset(
+    {"then", "so", "and", "next", "now", "ok", "okay", "also", "first", "finally", "after",
+     "that", "later", "well", "hmm", "because", "since"}
+)  # fmt: skip
+"""Words a pasted sentence may be dressed in ("Then Anna entered the kitchen ok"): they are set
+aside at both ends before a think sentence is compared with the story's."""
+
+
+def _core(sentence: str) -> tuple[str, ...]:
+    return _core_of([w for w in words(sentence) if not w.isdigit()])
+
+
+def _core_of(sentence_words: Sequence[str]) -> tuple[str, ...]:
+    """A sentence's words without connectives at either end (line numbers already gone)."""
+    start, end = 0, len(sentence_words)
+    while start < end and sentence_words[start] in CONNECTIVES:
+        start += 1
+    while end > start and sentence_words[end - 1] in CONNECTIVES:
+        end -= 1
+    return tuple(sentence_words[start:end])
 MIN_SENTENCE_WORDS = 3
 PASTED_SENTENCES = 3
 """When a think part holds this many distinct story sentences (of MIN_SENTENCE_WORDS or more
