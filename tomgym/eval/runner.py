@@ -764,6 +764,12 @@ def evaluate(
         raise ValueError(f"item_order must be one of {ITEM_ORDERS}, got {item_order!r}")
     if split_given and split not in SPLITS:  # a typo must not fall back to another split
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    if split == "train":
+        print(
+            "tomgym: note: --split train evaluates on training items: in-distribution figures "
+            "of what a model may have trained on, not held out",
+            file=sys.stderr,
+        )
     targets, suite_name, suite_seed = resolve_targets(
         envs,
         suite,
