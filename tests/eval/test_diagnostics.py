@@ -82,3 +82,27 @@ def test_oracle_rows_say_when_answers_were_copied_from_gold(tmp_path: Path) -> N
     finally:
         tomgym.unregister_tom_env("Test-GoldOnly-v0")
     assert summary.privileged and summary.gold_answers == 3
+
+
+class RealityOnlyAgent(PlainSentenceAgent):
+    """States where the object is now, and nothing about anyone's beliefs."""
+
+    def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        out = []
+        for e in episodes:
+            obj = e.question.rsplit(" the ", 1)[1].split()[0]  # "... thinks the pumpkin is?"
+            where = tomgym.solve(e.story, f"Where is the {obj} really?")
+            out.append(Response(text=f"<think>The {obj} is now in the {where}.</think>"
+                                     f"<answer>{where}</answer>"))  # fmt: skip
+        return out
+
+
+def test_trace_coverage_does_not_reward_claiming_little(tmp_path: Path) -> None:
+    """Fidelity alone was 100% for a trace that only says where the object is now."""
+    summary = evaluate(RealityOnlyAgent(), envs=["ToM-HiToM-O2-v0"], n=4, out=tmp_path / "r",
+                       quiet=True)  # fmt: skip
+    env = summary.envs["ToM-HiToM-O2-v0"]
+    assert env.trace_fidelity == 1.0
+    assert env.trace_coverage is not None and env.trace_coverage <= 1 / 3 + 1e-9
+    oracle = evaluate("oracle", envs=["ToM-HiToM-O2-v0"], n=4, out=tmp_path / "o", quiet=True)
+    assert oracle.envs["ToM-HiToM-O2-v0"].trace_coverage == 1.0

@@ -107,6 +107,7 @@ def _main_table(board: Leaderboard) -> str:
             "cut at budget",
             "reasoning",
             "trace",
+            "trace cov",
             "macro-F1",
         )
     ]
@@ -132,6 +133,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.truncated_share),
             _cell(row.reasoning_structure),
             _cell(row.trace_fidelity),
+            _cell(row.trace_coverage),
             _cell(row.macro_f1),
         ]
         body.append(

@@ -82,6 +82,7 @@ class LeaderboardRow(BaseModel):
     format_rate: float | None = None
     lenient_accuracy: float | None = None
     trace_fidelity: float | None = None
+    trace_coverage: float | None = None
     response_tokens_mean: float | None = None
     response_tokens_source: str | None = None
     truncated_share: float | None = Field(
@@ -156,6 +157,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         trace_fidelity=_weighted(envs, "trace_fidelity"),
+        trace_coverage=_weighted(envs, "trace_coverage"),
         response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
         if envs
         else None,
@@ -469,7 +471,7 @@ def to_markdown(board: Leaderboard) -> str:
     header += [labels[e] for e in board.envs]
     header += ["in-dist", "held-out", "gap", "gap > chance", "format", "untagged acc", "len"]
     header += ["cut"]
-    header += ["reasoning", "trace"]
+    header += ["reasoning", "trace", "trace cov"]
     labels_f1 = any(r.macro_f1 is not None for r in board.rows)
     if labels_f1:
         header.append("macro-F1")
@@ -489,6 +491,7 @@ def to_markdown(board: Leaderboard) -> str:
             _pct(row.truncated_share),
             _pct(row.reasoning_structure),
             _pct(row.trace_fidelity),
+            _pct(row.trace_coverage),
         ]
         if labels_f1:
             cells.append(_pct(row.macro_f1))
@@ -502,7 +505,9 @@ def to_markdown(board: Leaderboard) -> str:
         "share of responses that ran out of the token budget (- for agents without one); "
         "untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
-        "of the think part's belief claims that the simulator confirms (generated envs); "
+        "of the think part's belief claims that the simulator confirms (Hi-ToM and ToMi), trace "
+        "cov = its needed chains stated rightly less those stated wrongly, over all it needed "
+        "(a trace that claims little has a high trace and a low cov); "
         "macro-F1 (when a run has label envs such as OpenToM's) averages F1 over the labels, "
         "so a majority-label guess scores low.",
     ]

@@ -129,6 +129,12 @@ class EnvSummary(BaseModel):
     trace_claims_mean: float | None = Field(
         default=None, description="Relevant belief claims per response."
     )
+    trace_coverage: float | None = Field(
+        default=None,
+        description="Needed chains stated rightly less those stated wrongly, over the needed "
+        "chains (the trace reward's measure, without its condition on the asked chain): "
+        "fidelity alone rises when a trace claims less.",
+    )
     by_order: dict[str, SliceStats] = Field(default_factory=dict)
     by_question_type: dict[str, SliceStats] = Field(default_factory=dict)
     by_story_type: dict[str, SliceStats] = Field(default_factory=dict)
@@ -405,12 +411,20 @@ def response_lengths(records: Sequence[ResultRecord]) -> tuple[list[int], str]:
 def _trace(records: Sequence[ResultRecord]) -> dict[str, float | None]:
     checked = [r for r in records if r.trace_right is not None and r.trace_wrong is not None]
     if not checked:
-        return {"trace_fidelity": None, "trace_claims_mean": None}
+        return {"trace_fidelity": None, "trace_claims_mean": None, "trace_coverage": None}
     right = sum(r.trace_right or 0 for r in checked)
     wrong = sum(r.trace_wrong or 0 for r in checked)
+    needed = [r for r in checked if r.trace_needed]
+    coverage = (
+        sum(max(0, (r.trace_right or 0) - (r.trace_wrong or 0)) for r in needed)
+        / sum(r.trace_needed or 0 for r in needed)
+        if needed
+        else None
+    )
     return {
         "trace_fidelity": right / (right + wrong) if right + wrong else None,
         "trace_claims_mean": (right + wrong) / len(checked),
+        "trace_coverage": coverage,
     }
 
 

@@ -445,6 +445,7 @@ def score_response(
         think_entities=think_entities,
         trace_right=trace[0] if trace else None,
         trace_wrong=trace[1] if trace else None,
+        trace_needed=trace[2] if trace else None,
         seconds=response.seconds if response.seconds is not None else seconds,
         failed=response.failed,
         error=response.error,
@@ -473,7 +474,7 @@ def trace_counts(
     question: str,
     family: str,
     candidates: Sequence[str] = (),
-) -> tuple[int, int] | None:
+) -> tuple[int, int, int] | None:
     """(right, wrong) belief claims of the think part, for families the simulator can check."""
     if family not in TRACE_FAMILIES:
         return None
@@ -482,7 +483,7 @@ def trace_counts(
 
     think = parse_response(text, prefill).think or ""
     score = safe_trace_fidelity(story, question, think, family, candidates)
-    return (score.right, score.wrong)
+    return (score.right, score.wrong, score.needed)
 
 
 def run_batch(

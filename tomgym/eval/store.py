@@ -66,6 +66,11 @@ class ResultRecord(BaseModel):
         default=None, description="Belief claims of the think part the simulator confirms."
     )
     trace_wrong: int | None = Field(default=None, description="Claims the simulator refutes.")
+    trace_needed: int | None = Field(
+        default=None,
+        description="Chains the question's reasoning goes through (its own, each inner one, "
+        "reality): what a complete trace states.",
+    )
     answer_source: str | None = Field(
         default=None, description="Where a privileged agent's answer came from (gold/simulator)."
     )
