@@ -58,11 +58,13 @@ REFUTING_WORDS = frozenset({"wrong", "incorrect"})
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
 """Words a negation after a mention denies it with ("the jar is not the answer")."""
-LEAVING_WORDS = frozenset(
-    {"left", "leave", "leaves", "leaving", "moved", "move", "moves", "gone", "go", "went",
-     "changed", "budged", "from"}
-)  # fmt: skip
-"""After a negation, words that make it deny a departure, not the place ("never left the jar")."""
+LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
+"""After a negation, words that make it deny a departure, not the place ("never left the jar");
+so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
+never moved to the jar" still denies it."""
+EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to"})
+"""Words that may stand between a negation and a candidate it excludes ("not in the box"):
+any other word means the negation is about something else ("not sure box or basket")."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
 """Words that, before an excluding pair, negate the exclusion ("none other than the jar")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
@@ -457,9 +459,8 @@ def only_affirmed(
 
 
 def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
-    """Whether every mention of the phrases has a negation (``NEGATIONS``) at most
-    NEGATION_REACH words before it in its clause, with no word of leaving after that negation
-    ("the box, not the basket"; not "it never left the basket")."""
+    """Whether every mention of the phrases is negated right before it in its clause ("the
+    box, not the basket", "it is not in the basket"; not "not sure, basket or box")."""
     tokens: list[str] = []
     clause_of: list[int] = []
     for number, clause in enumerate(_CLAUSE_BREAKS.split(answer)):
@@ -467,7 +468,16 @@ def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
         tokens += clause_words
         clause_of += [number] * len(clause_words)
     spans = _phrase_spans(tokens, phrases)
-    return bool(spans) and all(_negated_before(tokens, clause_of, start) for start, _ in spans)
+    return bool(spans) and all(_excluded_at(tokens, clause_of, start) for start, _ in spans)
+
+
+def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
+    """A negation right before the mention, or with only place words between ("not the box",
+    "isn't in the box"), in its clause."""
+    i = start - 1
+    while i >= 0 and clause_of[i] == clause_of[start] and tokens[i] in EXCLUDING_GAP:
+        i -= 1
+    return i >= 0 and clause_of[i] == clause_of[start] and _is_negation(tokens, i)
 
 
 def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
@@ -475,13 +485,66 @@ def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int)
     while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
         first -= 1
     negations = [i for i in range(first, start) if _is_negation(tokens, i)]
-    return bool(negations) and LEAVING_WORDS.isdisjoint(tokens[negations[-1] + 1 : start])
+    if not negations:
+        return False
+    between = tokens[negations[-1] + 1 : start]
+    departure = not LEAVING_WORDS.isdisjoint(between) or (
+        between[-1:] == ["from"] or between[-2:] == ["out", "of"]
+    )
+    return not departure
+
+
+PLACE_INTRODUCERS = frozenset(
+    {"in", "into", "inside", "to", "on", "at", "from", "entered", "exited", "left"}
+)
+"""Words after which a story names a place ("moved the ball to the basket", "entered the
+kitchen"): the first word after them (articles aside) starts a place."""
+NOT_PLACE_STARTS = frozenset(
+    {"her", "his", "their", "its", "my", "your", "our", "this", "that", "these", "those", "which",
+     "what", "front", "middle", "same", "one", "another", "other", "some", "any", "each", "order",
+     "fact", "case", "time", "end", "way", "it", "them", "him", "me", "us", "you", "all", "first"}
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)
+def story_places(story: str) -> frozenset[str]:
+    """The words that start a place in the story: each first word after a place introducer
+    ("in", "to", "entered"...), pronouns and the like aside."""
+    tokens = words(story)
+    return frozenset(
+        tokens[i + 1]
+        for i in range(len(tokens) - 1)
+        if tokens[i] in PLACE_INTRODUCERS
+        and tokens[i + 1] not in NOT_PLACE_STARTS
+        and not tokens[i + 1].isdigit()
+    )
+
+
+def names_other_place(
+    answer: str,
+    tokens: Sequence[str],
+    gold_phrases: Sequence[tuple[str, ...]],
+    places: frozenset[str],
+) -> bool:
+    """Whether a free-text answer whose gold is a place of the story also names another place
+    of it, outside the gold's mentions and not excluded ("box basket", "box -> basket")."""
+    if not any(phrase[0] in places for phrase in gold_phrases):
+        return False  # the gold is not one of the story's places: nothing to compare with
+    covered = {i for s, e in _phrase_spans(tokens, gold_phrases) for i in range(s, e)}
+    others = {t for i, t in enumerate(tokens) if i not in covered and t in places}
+    others -= {w for phrase in gold_phrases for w in phrase}
+    return any(not excluded(answer, [(place,)]) for place in others)
 
 
 def judge_text(
-    answer: str, gold: str, candidates: Sequence[str] = (), aliases: Sequence[str] = ()
+    answer: str,
+    gold: str,
+    candidates: Sequence[str] = (),
+    aliases: Sequence[str] = (),
+    places: frozenset[str] = frozenset(),
 ) -> Judgement:
-    """Free text: the gold phrase (or an alias) as whole words, and no other candidate."""
+    """Free text: the gold phrase (or an alias) as whole words, and no other candidate; with no
+    candidates, no other of the story's ``places`` either when the gold is one of them."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     gold_phrases += [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
@@ -501,6 +564,8 @@ def judge_text(
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
         if lists_alternatives(answer, [gold, *aliases], gold_phrases):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
+        if places and names_other_place(answer, tokens, gold_phrases, places):
+            return Judgement(False, "several_candidates", "the answer names another place")
     if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")
     return Judgement(True, "correct", "the gold phrase, and nothing else")

@@ -18,6 +18,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
+    story_places,
     with_prefill,
 )
 from tomgym.items import ToMItem
@@ -112,7 +113,8 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         elif item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
         else:
-            j = judge_text(answer, item.answer, item.candidates, item.aliases)
+            places = story_places(item.story) if not item.candidates else frozenset()
+            j = judge_text(answer, item.answer, item.candidates, item.aliases, places)
     return j.correct, j.verdict, j.detail
 
 

@@ -81,3 +81,15 @@ def test_a_trace_weight_where_no_trace_is_checked_is_said() -> None:
             tomgym.make("ToM-HiToM-O1-v0", reward={"trace_weight": 0.5})
     finally:
         tomgym.registry.unregister_tom_env("NoTrace-v0")
+
+
+def test_a_free_text_answer_naming_two_of_the_storys_places_is_not_credited() -> None:
+    """Places joined with no list mark ('box basket', 'box -> basket') were credited for
+    either gold: space-joining every room of an ExploreToM story scored 100% (red team)."""
+    story = "Anne put the ball in the box. Anne left the room. Bob moved the ball to the basket."
+    item = ToMItem(id="f", story=story, question="Where will Anne look for the ball?",
+                   answer="box", answer_type="text")  # fmt: skip
+    for hedge in ("box basket", "box -> basket", "It went from the box to the basket"):
+        assert score_response(f"<answer>{hedge}</answer>", item).verdict == "several_candidates"
+    for fine in ("box", "In the box.", "the box, not the basket", "box, I think"):
+        assert score_response(f"<answer>{fine}</answer>", item).correct, fine

@@ -39,8 +39,8 @@ PLACES = ("kitchen", "garden", "donation bin", "leather briefcase", "wooden desk
 NEGATIONS = {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent",
              "dont", "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt",
              "wouldnt", "shouldnt", "aint", "except", "excluding", "nowhere"}  # fmt: skip
-LEAVING = {"left", "leave", "leaves", "leaving", "moved", "move", "moves", "gone", "go", "went",
-           "changed", "budged", "from"}  # fmt: skip
+LEAVING = {"left", "leave", "leaves", "leaving", "budged"}
+GAP = {"in", "inside", "into", "at", "on", "to"}
 CLAUSES = r"[,;:.!?()\[\]\n]"
 NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
 
@@ -88,15 +88,30 @@ def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> 
 
 
 def _negated_at(tokens: Sequence[str], start: int) -> bool:
-    """A negation at most three words before ``start``, no word of leaving after it."""
+    """A negation at most three words before ``start``, not of a departure (a leaving word
+    after it, or "from" / "out of" just before the mention)."""
     before = [i for i in range(max(0, start - 3), start) if _negation_at(tokens, i)]
-    return bool(before) and not set(tokens[before[-1] + 1 : start]) & LEAVING
+    if not before:
+        return False
+    between = list(tokens[before[-1] + 1 : start])
+    departure = bool(set(between) & LEAVING) or between[-1:] == ["from"] or (
+        between[-2:] == ["out", "of"]
+    )
+    return not departure
+
+
+def _excluded_at(tokens: Sequence[str], start: int) -> bool:
+    """A negation right before ``start``, or with only place words (in, at...) between."""
+    i = start - 1
+    while i >= 0 and tokens[i] in GAP:
+        i -= 1
+    return i >= 0 and _negation_at(tokens, i)
 
 
 def all_negated(block: str, phrase: str) -> bool:
-    """Every mention of the phrase is negated in its clause."""
+    """Every mention of the phrase is excluded by a negation in its clause."""
     found = [
-        _negated_at(tokens, start)
+        _excluded_at(tokens, start)
         for clause in re.split(CLAUSES, block)
         for tokens in [oracle_words(clause)]
         for start, _ in _spans(tokens, oracle_words(phrase))
