@@ -73,6 +73,12 @@ _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
 """Where a mention's clause ends for the words that refute it: a colon or an opening bracket
 after it goes on about it ("the jar: wrong", "the jar (wrong)")."""
 LOCATION_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
+OTHER_RELATIONS = frozenset(
+    {"outside", "out", "next", "under", "beneath", "beside", "behind", "near", "far", "above",
+     "below", "without", "off", "front", "top", "around", "over", "away"}
+)  # fmt: skip
+"""Words that put a place in another relation than the gold's preposition ("outside the box"
+for a gold "in the box"): the place alone does not name such a gold then."""
 """A free-text gold that starts with one of these ("in the kitchen") is also named by the
 place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
 _ALTERNATIVE_SPLIT = re.compile(
@@ -547,7 +553,9 @@ def judge_text(
     candidates, no other of the story's ``places`` either when the gold is one of them."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
-    gold_phrases += [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
+    as_written = list(gold_phrases)
+    places_only = [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
+    gold_phrases += places_only
     others = {
         c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
     }
@@ -568,6 +576,10 @@ def judge_text(
             return Judgement(False, "several_candidates", "the answer names another place")
     if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")
+    if places_only and not _phrase_spans(tokens, as_written):
+        beside = [tokens[max(0, s - 2) : s] for s, _ in _phrase_spans(tokens, places_only)]
+        if beside and all(not OTHER_RELATIONS.isdisjoint(words_before) for words_before in beside):
+            return Judgement(False, "wrong", "puts the place in another relation")
     return Judgement(True, "correct", "the gold phrase, and nothing else")
 
 

@@ -231,6 +231,9 @@ def test_a_location_gold_with_its_preposition_is_named_by_the_place_alone() -> N
     assert judge_text("basket", "in the box").verdict == "wrong"
     assert judge_text("not the box", "in the box").verdict == "wrong"
     assert judge_text("box or basket", "in the box").verdict == "several_candidates"
+    for elsewhere in ("outside the box", "out of the box", "next to the box"):
+        assert judge_text(elsewhere, "in the box").verdict == "wrong", elsewhere
+    assert judge_text("under the table", "on the table").verdict == "wrong"
 
 
 @pytest.mark.parametrize(
