@@ -66,6 +66,8 @@ EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to"})
 """Words that may stand between a negation and a candidate it excludes ("not in the box"):
 any other word means the negation is about something else ("not sure box or basket")."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
+ONLY_MARKERS = frozenset({"but", "except", "other", "else", "besides"})
+"""After "nowhere", words that make it mean "only" ("nowhere but the jar")."""
 """Words that, before an excluding pair, negate the exclusion ("none other than the jar")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
@@ -479,11 +481,18 @@ def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
 
 def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
     """A negation right before the mention, or with only place words between ("not the box",
-    "isn't in the box"), in its clause."""
+    "isn't in the box"), or an excluding pair ("rather than the box", "instead of the box"),
+    in its clause."""
     i = start - 1
     while i >= 0 and clause_of[i] == clause_of[start] and tokens[i] in EXCLUDING_GAP:
         i -= 1
-    return i >= 0 and clause_of[i] == clause_of[start] and _is_negation(tokens, i)
+    if i < 0 or clause_of[i] != clause_of[start]:
+        return False
+    if _is_negation(tokens, i):
+        return True
+    return i > 0 and clause_of[i - 1] == clause_of[start] and (
+        (tokens[i - 1], tokens[i]) in EXCLUDING_PAIRS
+    )
 
 
 def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
@@ -494,6 +503,11 @@ def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int)
     if not negations:
         return False
     between = tokens[negations[-1] + 1 : start]
+    last = negations[-1]
+    if tokens[last] == "nowhere" and between[:1] and between[0] in ONLY_MARKERS:
+        return False  # "nowhere but the jar", "nowhere else than the jar": only the jar
+    if tokens[last] in ONLY_MARKERS and last > 0 and tokens[last - 1] in NEGATING_EXCLUSION:
+        return False  # "nowhere except the jar", "nothing except the jar"
     departure = not LEAVING_WORDS.isdisjoint(between) or (
         between[-1:] == ["from"] or between[-2:] == ["out", "of"]
     )

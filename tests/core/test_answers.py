@@ -315,3 +315,17 @@ def test_yes_no_answers_announced_or_said_informally_count(said: str, gold: str)
     yes/no item (red team)."""
     assert judge_yes_no(said, gold).correct
     assert judge_yes_no("yes or nope", "yes").verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    "affirmed",
+    ["the box rather than the basket", "the box instead of the basket", "nowhere but the box",
+     "nowhere except the box"],
+)  # fmt: skip
+def test_exclusions_of_another_candidate_and_nowhere_but_affirm_the_gold(affirmed: str) -> None:
+    """Natural answers the red team found refused: an excluding pair before another candidate
+    did not exclude it, and 'nowhere but' read as a denial."""
+    assert judge_choice(affirmed, "box", ["box", "basket", "crate"]).correct
+    assert judge_choice("the basket rather than the box", "box", ["box", "basket"]).verdict == (
+        "wrong"
+    )

@@ -41,6 +41,11 @@ NEGATIONS = {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent
              "wouldnt", "shouldnt", "aint", "except", "excluding", "nowhere"}  # fmt: skip
 LEAVING = {"left", "leave", "leaves", "leaving", "budged"}
 GAP = {"in", "inside", "into", "at", "on", "to"}
+ONLY = {"but", "except", "other", "else", "besides"}
+NEGATED_EXCLUSION = {"none", "nothing", "nowhere", "no"}
+PAIRS = {("other", "than"), ("no", "longer"), ("anywhere", "but"), ("anything", "but"),
+         ("everywhere", "but"), ("everything", "but"), ("all", "but"), ("instead", "of"),
+         ("rather", "than")}  # fmt: skip
 CLAUSES = r"[,;:.!?()\[\]\n]"
 NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
 
@@ -94,6 +99,11 @@ def _negated_at(tokens: Sequence[str], start: int) -> bool:
     if not before:
         return False
     between = list(tokens[before[-1] + 1 : start])
+    last = before[-1]
+    if tokens[last] == "nowhere" and between[:1] and between[0] in ONLY:
+        return False  # "nowhere but the box": only the box
+    if tokens[last] in ONLY and last > 0 and tokens[last - 1] in NEGATED_EXCLUSION:
+        return False  # "nowhere except the box"
     departure = bool(set(between) & LEAVING) or between[-1:] == ["from"] or (
         between[-2:] == ["out", "of"]
     )
@@ -101,11 +111,14 @@ def _negated_at(tokens: Sequence[str], start: int) -> bool:
 
 
 def _excluded_at(tokens: Sequence[str], start: int) -> bool:
-    """A negation right before ``start``, or with only place words (in, at...) between."""
+    """A negation right before ``start``, or with only place words (in, at...) between, or
+    an excluding pair ("rather than", "instead of"...)."""
     i = start - 1
     while i >= 0 and tokens[i] in GAP:
         i -= 1
-    return i >= 0 and _negation_at(tokens, i)
+    if i < 0:
+        return False
+    return _negation_at(tokens, i) or (i > 0 and (tokens[i - 1], tokens[i]) in PAIRS)
 
 
 def all_negated(block: str, phrase: str) -> bool:
