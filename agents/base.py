@@ -142,6 +142,16 @@ VLLM_ENGINE_OPTIONS = (
     "tensor_parallel_size",
 )
 """The vLLM engine arguments the vllm agent passes on (``vllm.LLM(...)``)."""
+OPENAI_SETTINGS = (
+    "api_key_env",
+    "concurrency",
+    "timeout",
+    "max_retries",
+    "backoff_base",
+    "backoff_max",
+    "base_url",
+)
+"""How a served model is reached: none of them changes what it answers."""
 _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "oracle": (),
     "random": (),
@@ -149,27 +159,13 @@ _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "smollm2": ("device", "dtype", "num_threads"),
     "hf": ("device", "dtype", "num_threads"),
     "vllm": VLLM_ENGINE_OPTIONS,
-    "openai": (
-        "api_key_env",
-        "concurrency",
-        "timeout",
-        "max_retries",
-        "backoff_base",
-        "backoff_max",
-        "base_url",
-    ),
+    "openai": OPENAI_SETTINGS,
 }
 RUN_SETTINGS = frozenset(
     {
+        *OPENAI_SETTINGS,
         "device",
         "num_threads",
-        "api_key_env",
-        "concurrency",
-        "timeout",
-        "max_retries",
-        "backoff_base",
-        "backoff_max",
-        "base_url",
         "gpu_memory_utilization",
         "kv_cache_memory_bytes",
         "max_num_seqs",

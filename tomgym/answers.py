@@ -313,20 +313,25 @@ def negates(
         return False
     # The answer's words with the clause each is in: a mention may span clause breaks (a gold
     # that is a sentence, "Kai believes the trip was to Peru."), its context may not.
-    tokens: list[str] = []
-    clause_of: list[int] = []
-    for number, clause in enumerate(_CLAUSE_BREAKS.split(answer)):
-        clause_words = words(clause)
-        tokens += clause_words
-        clause_of += [number] * len(clause_words)
+    tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     # The same words (every break is a non-word character), in the clauses refutations read.
-    clause_after: list[int] = []
-    for number, clause in enumerate(_CLAUSE_BREAKS_AFTER.split(answer)):
-        clause_after += [number] * len(words(clause))
+    _, clause_after = clause_words(answer, _CLAUSE_BREAKS_AFTER)
     return any(
         _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses)
         for s, e in _phrase_spans(tokens, phrases)
     )
+
+
+def clause_words(text: str, breaks: re.Pattern[str]) -> tuple[list[str], list[int]]:
+    """The text's words (as :func:`words` gives them) and the number of the clause each is in,
+    clauses split at ``breaks`` (non-word characters, so the words are those of the whole)."""
+    tokens: list[str] = []
+    clause_of: list[int] = []
+    for number, clause in enumerate(breaks.split(text)):
+        found = words(clause)
+        tokens += found
+        clause_of += [number] * len(found)
+    return tokens, clause_of
 
 
 def ends_clause(texts: Iterable[str]) -> bool:
@@ -469,12 +474,7 @@ def only_affirmed(
 def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
     """Whether every mention of the phrases is negated right before it in its clause ("the
     box, not the basket", "it is not in the basket"; not "not sure, basket or box")."""
-    tokens: list[str] = []
-    clause_of: list[int] = []
-    for number, clause in enumerate(_CLAUSE_BREAKS.split(answer)):
-        clause_words = words(clause)
-        tokens += clause_words
-        clause_of += [number] * len(clause_words)
+    tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     spans = _phrase_spans(tokens, phrases)
     return bool(spans) and all(_excluded_at(tokens, clause_of, start) for start, _ in spans)
 

@@ -49,13 +49,22 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.headers.append(dict(self.headers))
                 script.in_flight += 1
                 script.max_in_flight = max(script.max_in_flight, script.in_flight)
+            self.counted = True
             try:
                 self.reply(key, attempt, total, body)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up on a slow reply
             finally:
-                with script.lock:
+                self.done()
+
+        def done(self) -> None:
+            """The request stops counting as in flight (once), before its reply is written: a
+            client that has read the reply may send its next request before this thread runs
+            again, and that is not one request too many."""
+            with script.lock:
+                if getattr(self, "counted", False):
                     script.in_flight -= 1
+                    self.counted = False
 
         def reply(self, key: str, attempt: int, total: int, body: dict[str, Any]) -> None:
             if total > MAX_REQUESTS:
@@ -103,6 +112,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             return self.send(200, json.dumps(reply).encode())
 
         def send(self, code: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            self.done()
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
