@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs, positive_int
+from tomgym.cli_args import add_pairs_option, parse_kwargs, positive_int
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -242,12 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed of reset's random item pick")
     p.add_argument("--index", type=int, default=None, help="the item to show (else a random one)")
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help="prompt preset (default, tomrl, cot)")
-    p.add_argument(
+    add_pairs_option(
+        p,
         "--kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env keyword argument, the value as JSON (repeatable)",
+        "env keyword argument, the value as JSON (repeatable)",
     )
     p.set_defaults(handler=cmd_show)
 

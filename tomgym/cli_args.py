@@ -13,6 +13,11 @@ PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 """Python spellings read as what they say (JSON's ``true``, ``false``, ``null`` parse anyway)."""
 
 
+def add_pairs_option(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """A repeatable ``--flag KEY=VALUE`` option (values read by :func:`parse_kwargs`)."""
+    parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=help)
+
+
 def parse_kwargs(pairs: Sequence[str], option: str = "--kwarg") -> dict[str, Any]:
     """``--kwarg KEY=VALUE`` pairs as a dict.
 

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from tomgym.cli_args import parse_kwargs, positive_int
+from tomgym.cli_args import add_pairs_option, parse_kwargs, positive_int
 from tomgym.eval.metrics import Summary
 
 
@@ -184,12 +184,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="split of the envs that have splits (default: test, or the suite's); an env "
         "without it uses val, then test, else all its items, with a note",
     )
-    p.add_argument(
+    add_pairs_option(
+        p,
         "--kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env keyword argument, the value as JSON (repeatable; the split is --split)",
+        "env keyword argument, the value as JSON (repeatable; the split is --split)",
     )
     p.add_argument(
         "--item-order",
@@ -218,12 +216,10 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="agent replicas as Ray actors (1: one process, no Ray)",
     )
     p.add_argument("--ray-address", default=None, help="join a Ray cluster (implies Ray)")
-    p.add_argument(
+    add_pairs_option(
+        p,
         "--agent-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="agent setting, the value as JSON (repeatable): top_p; hf/smollm2 device, dtype, "
+        "agent setting, the value as JSON (repeatable): top_p; hf/smollm2 device, dtype, "
         "num_threads; openai timeout, max_retries, concurrency, api_key_env; vllm engine "
         "arguments (max_model_len, dtype, ...); heuristic:majority fit_items",
     )

@@ -13,7 +13,13 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tomgym.cli_args import non_negative_float, parse_kwargs, positive_float, positive_int
+from tomgym.cli_args import (
+    add_pairs_option,
+    non_negative_float,
+    parse_kwargs,
+    positive_float,
+    positive_int,
+)
 from tomgym.train.export import (
     FORMATS,
     EvalOnlyError,
@@ -300,12 +306,10 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--n", type=positive_int, help="items per env (needed for procedural envs)")
     p.add_argument("--format", choices=FORMATS, default="openrlhf")
     p.add_argument("--out", required=True, help="output file (.jsonl, or .parquet for verl)")
-    p.add_argument(
+    add_pairs_option(
+        p,
         "--kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env keyword argument, also put in every label (repeatable)",
+        "env keyword argument, also put in every label (repeatable)",
     )
     p.add_argument(
         "--allow-eval-only",
@@ -330,12 +334,10 @@ def add_commands(subparsers: Any) -> None:
         metavar="ID",
         help="envs every checkpoint is evaluated on (the best is picked on --eval-split)",
     )
-    p.add_argument(
+    add_pairs_option(
+        p,
         "--kwarg",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="keyword argument of every training env, recorded in its labels (repeatable; "
+        "keyword argument of every training env, recorded in its labels (repeatable; "
         "eval envs keep their defaults)",
     )
     p.add_argument(
