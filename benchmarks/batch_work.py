@@ -63,6 +63,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS / "vs_lm_eval.json")
     parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     run = json.loads(args.results.read_text())
     max_new = int(run["meta"]["max_new_tokens"])
@@ -100,8 +103,8 @@ def main() -> None:
         ),
     ]
     print("\n".join(lines))
-    (RESULTS / "batch_work.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "batch_work.json").write_text(
+    (args.results_dir / "batch_work.md").write_text("\n".join(lines) + "\n")
+    (args.results_dir / "batch_work.json").write_text(
         json.dumps(
             {
                 "results": str(args.results),

@@ -54,6 +54,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     generated = [s.id for s in tomgym.list_envs() if s.procedural and s.family in ("hitom", "tomi")]
     rows = []
@@ -85,8 +88,8 @@ def main() -> None:
         "median_over_repeats": args.repeats,
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "env_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "env_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "| env | episodes/s (reset + step + reward) | generator items/s "
         "| env time / generator time |",
@@ -96,8 +99,8 @@ def main() -> None:
         f"{r['env_over_generator_time']} |"
         for r in rows
     ]
-    (RESULTS / "env_throughput.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'env_throughput.json'}")
+    (args.results_dir / "env_throughput.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.results_dir / 'env_throughput.json'}")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=16)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     load_start = time.perf_counter()
     agent = make_agent("smollm2", max_new_tokens=args.tokens, batch_size=args.batch)
@@ -93,8 +96,8 @@ def main() -> None:
         "rows": rows,
         "batched_over_single_items_per_s": round(batched["items_per_s"] / single["items_per_s"], 2),
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "eval_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "eval_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         "| batch | items | wall s | items/s | generated tokens/s "
         "| share of wall time outside the model |",
@@ -109,8 +112,8 @@ def main() -> None:
         f"Batched / one-at-a-time items per second: {result['batched_over_single_items_per_s']}x "
         f"(model load {result['model_load_s']} s, not counted)."
     )
-    (RESULTS / "eval_throughput.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'eval_throughput.json'}")
+    (args.results_dir / "eval_throughput.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.results_dir / 'eval_throughput.json'}")
 
 
 if __name__ == "__main__":

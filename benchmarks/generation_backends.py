@@ -105,6 +105,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2, help="torch threads for transformers")
     parser.add_argument("--vllm", action="store_true", help="also measure vLLM CPU")
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     wall = time.perf_counter()
     agent = make_agent("smollm2", max_new_tokens=args.max_new_tokens, num_threads=args.threads)
@@ -189,8 +192,8 @@ def main() -> None:
         "wall_seconds": round(time.perf_counter() - wall, 1),
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "generation_backends.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "generation_backends.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         f"`{command}`",
         "",
@@ -221,8 +224,8 @@ def main() -> None:
         "over both. startup is building the vLLM engine (worker processes, weights, "
         "torch.compile, KV cache), paid once per process and not in items/s.",
     ]
-    (RESULTS / "generation_backends.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'generation_backends.json'} ({result['wall_seconds']} s)")
+    (args.results_dir / "generation_backends.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.results_dir / 'generation_backends.json'} ({result['wall_seconds']} s)")
 
 
 if __name__ == "__main__":

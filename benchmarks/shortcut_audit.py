@@ -25,6 +25,9 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=300, help="test items per env")
     parser.add_argument("--n-train", type=int, default=600, help="probe train items per env")
     parser.add_argument("--envs", nargs="*", help="env IDs (default: every registered one)")
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     env_ids = args.envs or [spec.id for spec in tomgym.list_envs()]
     start = time.perf_counter()
@@ -38,7 +41,7 @@ def main() -> int:
         print(f"{env_id}: {status} ({time.perf_counter() - t0:.1f} s)", flush=True)
     table = audit_table(rows)
     seconds = time.perf_counter() - start
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    args.results_dir.mkdir(parents=True, exist_ok=True)
     record = {
         "command": f"{COMMAND} --n {args.n} --n-train {args.n_train}",
         "python": platform.python_version(),
@@ -48,7 +51,7 @@ def main() -> int:
         "rows": [r.to_dict() for r in rows],
         "skipped": skipped,
     }
-    (RESULTS / "shortcut_audit.json").write_text(json.dumps(record, indent=2) + "\n")
+    (args.results_dir / "shortcut_audit.json").write_text(json.dumps(record, indent=2) + "\n")
     notes = [f"- {env_id}: {why.splitlines()[0]}" for env_id, why in skipped.items()]
     md = [
         "# Shortcut audit",
@@ -64,7 +67,7 @@ def main() -> int:
         "",
         *(["Skipped:", "", *notes] if notes else []),
     ]
-    (RESULTS / "shortcut_audit.md").write_text("\n".join(md) + "\n")
+    (args.results_dir / "shortcut_audit.md").write_text("\n".join(md) + "\n")
     print(table)
     return 0
 

@@ -80,6 +80,9 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--max-new-tokens", type=int, default=200)
     parser.add_argument("--agents", nargs="*", default=["oracle", "smollm2"])
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     rows = []
     for spec in args.agents:
@@ -95,9 +98,9 @@ def main() -> int:
         f".venv/bin/python benchmarks/trace_fidelity.py --env {args.env} --n {args.n} "
         f"--max-new-tokens {args.max_new_tokens}"
     )
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    args.results_dir.mkdir(parents=True, exist_ok=True)
     record = {"command": command, "env": args.env, "split": "test", "rows": rows}
-    (RESULTS / "trace_fidelity.json").write_text(json.dumps(record, indent=2) + "\n")
+    (args.results_dir / "trace_fidelity.json").write_text(json.dumps(record, indent=2) + "\n")
     head = (
         "| agent | n | accuracy | trace fidelity | claims / response | right | wrong | irrelevant |"
     )
@@ -117,7 +120,7 @@ def main() -> int:
         "question's object (its agent chain, an inner part of it, or reality; a chain given two "
         "containers is wrong, a repeated claim counts once); irrelevant claims are counted apart.",
     ]
-    (RESULTS / "trace_fidelity.md").write_text("\n".join(lines) + "\n")
+    (args.results_dir / "trace_fidelity.md").write_text("\n".join(lines) + "\n")
     return 0
 
 

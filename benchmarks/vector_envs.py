@@ -78,6 +78,9 @@ def main() -> None:
         default="fixed",
         help="one fixed response for every item, or the gold answer (read through envs.call)",
     )
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     # Every measurement draws from its own seed: the generated envs cache recent items, so two
     # measurements sharing a seed would serve the second one from the first one's cache.
@@ -121,16 +124,16 @@ def main() -> None:
         "median_over_repeats": args.repeats,
         "rows": rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "vector_envs.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "vector_envs.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         f"`{command}` ({result['machine']})",
         "",
         "| mode | envs | items/s (reset + step + reward) | / plain loop |",
         "|---|---|---|---|",
     ] + [f"| {r['mode']} | {r['num_envs']} | {r['items_per_s']} | {r['over_loop']} |" for r in rows]
-    (RESULTS / "vector_envs.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {RESULTS / 'vector_envs.json'}")
+    (args.results_dir / "vector_envs.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.results_dir / 'vector_envs.json'}")
 
 
 if __name__ == "__main__":

@@ -223,6 +223,9 @@ def main() -> None:
     parser.add_argument("--responses", type=int, default=100_000, help="per answer type")
     parser.add_argument("--repeats", type=int, default=5, help="for the linearity check")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     fuzz_rows, linear_rows = [], []
@@ -248,8 +251,8 @@ def main() -> None:
         "fuzz": fuzz_rows,
         "linearity": linear_rows,
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "verifier_fuzz.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "verifier_fuzz.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
         f"`{result['command']}` ({result['machine']}, {result['wall_seconds']} s)",
         "",
@@ -283,9 +286,9 @@ def main() -> None:
         + f" | {r['us_per_kB_at_1MB']} | {r['ratio_1MB_over_10kB']} |"
         for r in linear_rows
     ]
-    (RESULTS / "verifier_fuzz.md").write_text("\n".join(lines) + "\n")
+    (args.results_dir / "verifier_fuzz.md").write_text("\n".join(lines) + "\n")
     print(f"{total_bad} responses scored correct without naming the gold only")
-    print(f"wrote {RESULTS / 'verifier_fuzz.json'}")
+    print(f"wrote {args.results_dir / 'verifier_fuzz.json'}")
 
 
 if __name__ == "__main__":

@@ -175,19 +175,26 @@ def run_lm_eval(
 
 
 def run_tomgym(
-    model_dir: str, n: int, max_new: int, batch_size: int, threads: int
+    model_dir: str,
+    n: int,
+    max_new: int,
+    batch_size: int,
+    threads: int,
+    envs: list[str] | None = None,
 ) -> dict[str, Any]:
-    """tomgym.eval.evaluate with the hf agent over the same env ids and items."""
+    """tomgym.eval.evaluate with the hf agent over the same env ids (all, or ``envs``) and
+    items."""
     from tomgym.eval import evaluate
 
+    envs = envs if envs is not None else list(ENVS)
     per_env: dict[str, Any] = {
-        e: {"text": {}, "correct": {}, "lenient": {}, "answer": {}, "prompt": {}} for e in ENVS
+        e: {"text": {}, "correct": {}, "lenient": {}, "answer": {}, "prompt": {}} for e in envs
     }
     with tempfile.TemporaryDirectory(prefix="vs_lm_eval_tomgym_") as tmp:
         start = time.perf_counter()
         evaluate(
             f"hf:{model_dir}",
-            envs=list(ENVS),
+            envs=envs,
             n=n,
             out=tmp,
             max_new_tokens=max_new,
@@ -196,7 +203,6 @@ def run_tomgym(
             quiet=True,
             item_order="first",  # items 0..n-1, the ones the lm-eval task holds
             agent_options={
-                "batch_size": batch_size,
                 "num_threads": threads,
                 "device": "cpu",
                 "dtype": "float32",
@@ -292,12 +298,22 @@ def markdown(result: dict[str, Any], command: str) -> str:
         f"{m['machine']}, python {m['python']}, torch {m['torch']}, transformers "
         f"{m['transformers']}, lm-eval {m['lm_eval']}; {m['threads']} CPU threads; model "
         f"`{m['model']}`; N={m['n']} items per env, greedy, {m['max_new_tokens']} new tokens, "
-        f"batch size {m['batch_size']} on both sides; {m.get('first', 'lm-eval')} ran first.",
+        f"batch size {m['batch_size']} on both sides; "
+        + (
+            f"legs in this order: {', '.join(m['order'])} (each loads the model)."
+            if "order" in m
+            else f"{m.get('first', 'lm-eval')} ran first."
+        ),
         "",
         "| tool | wall s (load + generate + score, 2 envs) |",
         "|---|---|",
         f"| lm-eval (simple_evaluate) | {result['lm_eval_seconds']:.1f} |",
         f"| tomgym (eval.evaluate) | {result['tomgym_seconds']:.1f} |",
+        "",
+        *(
+            f"- {leg['tool']} on `{leg['env']}`: {leg['seconds']:.1f} s"
+            for leg in result.get("legs", [])
+        ),
         "",
         f"Wall-time ratio tomgym / lm-eval: **{result['ratio']:.2f}**",
         "",
@@ -388,6 +404,41 @@ def warm_up(model_dir: str, tokenizer: Any, docs: dict[str, list[dict[str, Any]]
         model.generate(**ids, max_new_tokens=4, do_sample=False)
 
 
+def run_interleaved(
+    args: argparse.Namespace, model_dir: str, docs: dict[str, list[dict[str, Any]]]
+) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, str, float]]]:
+    """Both tools env by env, the order alternating (lm-eval, tomgym; then tomgym, lm-eval;
+    ...), so a machine that speeds up or slows down during the run falls on both sides: run
+    one tool after the other, the ratio followed the order (0.78 with lm-eval first, 1.15 with
+    tomgym first, on the same code). Each leg loads the model, as a user's run would."""
+    lm: dict[str, Any] = {"seconds": 0.0, "per_env": {}}
+    tg: dict[str, Any] = {"seconds": 0.0, "per_env": {}}
+    legs: list[tuple[str, str, float]] = []
+    for k, env_id in enumerate(docs):
+        tomgym_first = (k % 2 == 1) != bool(args.tomgym_first)
+        for tool in ("tomgym", "lm-eval") if tomgym_first else ("lm-eval", "tomgym"):
+            if tool == "lm-eval":
+                part = run_lm_eval(
+                    model_dir, {env_id: docs[env_id]}, args.max_new_tokens, args.batch_size
+                )
+                into = lm
+            else:
+                part = run_tomgym(
+                    model_dir,
+                    args.n,
+                    args.max_new_tokens,
+                    args.batch_size,
+                    args.threads,
+                    envs=[env_id],
+                )
+                into = tg
+            into["seconds"] += part["seconds"]
+            into["per_env"].update(part["per_env"])
+            legs.append((tool, env_id, part["seconds"]))
+            print(f"{tool} on {env_id}: {part['seconds']:.1f} s", flush=True)
+    return lm, tg, legs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=20, help="items per env (0..n-1)")
@@ -396,7 +447,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS / "vs_lm_eval")
     parser.add_argument(
-        "--tomgym-first", action="store_true", help="run tomgym before lm-eval (order effects)"
+        "--tomgym-first",
+        action="store_true",
+        help="start the alternation with tomgym (default: lm-eval) on the first env",
     )
     args = parser.parse_args()
     os.environ.setdefault("TOMGYM_DATA", "/work/shared/data")
@@ -406,11 +459,7 @@ def main() -> None:
     docs = build_docs(tokenizer, args.n)
     warm_up(model_dir, tokenizer, docs)
 
-    if args.tomgym_first:
-        tg = run_tomgym(model_dir, args.n, args.max_new_tokens, args.batch_size, args.threads)
-    lm = run_lm_eval(model_dir, docs, args.max_new_tokens, args.batch_size)
-    if not args.tomgym_first:
-        tg = run_tomgym(model_dir, args.n, args.max_new_tokens, args.batch_size, args.threads)
+    lm, tg, legs = run_interleaved(args, model_dir, docs)
     envs = compare(docs, lm, tg)
     for env_id, r in envs.items():
         texts = {x["index"]: x["lm_eval_text"] for x in r["items"]}
@@ -431,7 +480,11 @@ def main() -> None:
             "batch_size": args.batch_size,
             "threads": args.threads,
             "first": "tomgym" if args.tomgym_first else "lm-eval",
+            "order": [f"{tool} {env_id}" for tool, env_id, _ in legs],
         },
+        "legs": [
+            {"tool": tool, "env": env_id, "seconds": seconds} for tool, env_id, seconds in legs
+        ],
         "lm_eval_seconds": lm["seconds"],
         "tomgym_seconds": tg["seconds"],
         "ratio": tg["seconds"] / lm["seconds"],
@@ -439,9 +492,11 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2, default=str) + "\n")
-    command = "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py " + (
-        f"--n {args.n} --max-new-tokens {args.max_new_tokens} --batch-size {args.batch_size}"
-    ) + (f" --tomgym-first --out {args.out}" if args.tomgym_first else "")
+    command = (
+        "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py "
+        + (f"--n {args.n} --max-new-tokens {args.max_new_tokens} --batch-size {args.batch_size}")
+        + (f" --tomgym-first --out {args.out}" if args.tomgym_first else "")
+    )
     args.out.with_suffix(".md").write_text(markdown(result, command))
     print(markdown(result, command))
 

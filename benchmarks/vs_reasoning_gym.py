@@ -33,9 +33,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import reasoning_gym
-from reasoning_gym.factory import DATASETS
-
 import tomgym
 from tomgym.rewards import gold_response
 
@@ -95,6 +92,8 @@ def procedural_env_ids(only: Sequence[str] | None) -> list[str]:
 
 def reasoning_gym_task_names(only: Sequence[str] | None) -> list[str]:
     """Every task registered in reasoning-gym's factory, sorted (optionally a subset)."""
+    from reasoning_gym.factory import DATASETS
+
     return subset(sorted(DATASETS), only, "reasoning-gym tasks")
 
 
@@ -117,6 +116,8 @@ def reasoning_gym_run(task: str, items: int, seed: int) -> tuple[float, float]:
     Returns (seconds per item, share of entries whose gold answer scored 1.0).
     Some tasks print (bf's compiler); their stdout goes to os.devnull.
     """
+    import reasoning_gym  # a benchmark-only install, so the tomgym side imports without it
+
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         start = time.perf_counter()
         dataset = reasoning_gym.create_dataset(task, size=items, seed=seed)
