@@ -15,7 +15,7 @@ from typing import Any
 
 import tomgym
 from tomgym.answers import parse_response
-from tomgym.eval.runner import build_episode
+from tomgym.eval.scoring import build_episode
 from tomgym.rewards import score_response
 from tomgym.trace import safe_trace_fidelity
 

@@ -13,8 +13,9 @@ import tomgym
 from tests.eval.helpers import FirstCandidateAgent, FlakyAgent, run_cli
 from tomgym.eval import runner
 from tomgym.eval.leaderboard import collect, items_label, to_markdown
-from tomgym.eval.runner import OutputDirError, evaluate, open_env
+from tomgym.eval.runner import OutputDirError, evaluate
 from tomgym.eval.store import ResultsStore, RunFileError
+from tomgym.eval.targets import open_env
 
 ENV = "ToM-HiToM-O1-v0"
 

@@ -76,7 +76,7 @@ def test_an_eval_names_held_out_envs_that_share_items_with_in_distribution_ones(
 ) -> None:
     """The Hi-ToM release next to its own O4 subset held out: the gap would compare items with
     themselves. paper-2504 used to hold exactly that pair."""
-    from tomgym.eval.runner import resolve_targets, shared_items, shared_stories
+    from tomgym.eval.targets import resolve_targets, shared_items, shared_stories
 
     envs = [
         {"id": "ToM-HiToM-Original-v0", "held_out": False},

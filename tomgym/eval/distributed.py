@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from tomgym.agents.base import Agent
 
 if TYPE_CHECKING:
-    from tomgym.eval.runner import EnvTarget
     from tomgym.eval.store import ResultsStore
+    from tomgym.eval.targets import EnvTarget
 
 RAY_MISSING = (
     "running with --workers or --ray-address needs Ray: pip install 'tomgym[train]' "
@@ -38,7 +38,7 @@ class AgentWorker:
         indices: Sequence[int],
     ) -> list[str]:
         import tomgym
-        from tomgym.eval.runner import run_batch
+        from tomgym.eval.scoring import run_batch
 
         if env_id not in self.envs:
             self.envs[env_id] = tomgym.make(env_id, **kwargs)

@@ -271,7 +271,7 @@ def _made_with(plan: EnvPlan) -> dict[str, Any]:
     """The arguments that make a column's env differ: its kwargs, less those that leave its
     ID's items as they are (a kwarg at its default) when the run checked that."""
     if plan.changes_items is False:
-        from tomgym.eval.runner import NEUTRAL_KWARGS
+        from tomgym.eval.targets import NEUTRAL_KWARGS
 
         return {k: v for k, v in plan.kwargs.items() if k in NEUTRAL_KWARGS}
     return dict(plan.kwargs)

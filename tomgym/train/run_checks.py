@@ -174,7 +174,7 @@ def check_envs(
         count = item_count(env_id, env.size, n)
         rows += count
         trained.update(env.source.item(i).id for i in range(min(count, OVERLAP_PROBE_ITEMS)))
-    from tomgym.eval.runner import open_env
+    from tomgym.eval.targets import open_env
     from tomgym.items import SPLITS
 
     if eval_split is not None and eval_split not in SPLITS:

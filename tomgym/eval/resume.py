@@ -1,0 +1,149 @@
+"""What a rerun on an output directory keeps from the run that made it (its split, item order
+and held-out marking, its revisions), and when it refuses the directory instead."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from tomgym.eval.store import EnvPlan, ResultRecord, RunMetadata
+from tomgym.eval.targets import EnvTarget, order_for
+
+
+class RunConflictError(ValueError):
+    """The output directory holds a run that differs in what matters (agent, seed, kwargs)."""
+
+
+class OutputDirError(ValueError):
+    """The output directory cannot be used (a file, not writable, cannot be made)."""
+
+
+def prepare_out(directory: Path) -> None:
+    """Make the output directory and check it is writable: before any agent or model loads."""
+    if directory.exists() and not directory.is_dir():
+        raise OutputDirError(f"--out {directory} is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputDirError(f"cannot create --out {directory}: {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputDirError(f"cannot write to --out {directory} (permission denied)")
+
+
+def git_revision() -> str | None:
+    """HEAD of the checkout tomgym runs from, ``-dirty`` with uncommitted changes to tracked
+    files (the revision alone does not say what ran); None outside a git checkout."""
+    revision = _git("rev-parse", "HEAD")
+    if not revision:
+        return None
+    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    return revision + "-dirty" if dirty else revision
+
+
+def _git(*args: str) -> str:
+    """A git command's output in tomgym's directory ("" when git fails or is missing)."""
+    try:
+        out = subprocess.run(
+            ["git", *args],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
+    """``target`` as the directory's run made it, when the two differ only in a split that
+    this command did not ask for.
+
+    The split an env falls back to has changed over tomgym's versions (an env without
+    ``test`` once got its own default, now a held-out split): resuming an older directory
+    must finish that run, not conflict with it. A split given explicitly is never replaced.
+    """
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if stored is None or stored.kwargs == target.kwargs:
+        return target
+    mine = {k: v for k, v in target.kwargs.items() if k != "split"}
+    theirs = {k: v for k, v in stored.kwargs.items() if k != "split"}
+    if mine != theirs:
+        return target
+    import tomgym
+
+    print(
+        f"tomgym: note: {target.env_id}: resuming with the directory's env arguments "
+        f"{stored.kwargs} (this command would choose {target.kwargs})",
+        file=sys.stderr,
+    )
+    env = tomgym.make(target.env_id, **stored.kwargs)
+    size = env.size
+    n = min(target.n, size) if size is not None else target.n
+    items = order_for(target.items, n, size)
+    return replace(target, kwargs=dict(stored.kwargs), env=env, n=n, size=size, items=items)
+
+
+def keep_stored_marking(target: EnvTarget, old: RunMetadata) -> EnvTarget:
+    """``target`` with the directory's held-out marking when this command derived its own
+    (no suite marking) and the env is made with the same arguments: a directory made before
+    kwargs could mark an env held out resumes instead of conflicting."""
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if target.marked or stored is None or stored.kwargs != target.kwargs:
+        return target
+    if stored.held_out == target.held_out:
+        return target
+    print(
+        f"tomgym: note: {target.env_id}: resuming with the directory's held-out marking "
+        f"({stored.held_out})",
+        file=sys.stderr,
+    )
+    return replace(target, held_out=stored.held_out)
+
+
+def keep_stored_order(target: EnvTarget, old: RunMetadata, *, given: bool) -> EnvTarget:
+    """``target`` asking its items in the order the directory's run used for that env: an
+    older directory (always ``first``) resumes as it was made. An order given explicitly that
+    differs is a RunConflictError."""
+    stored = {e.env_id: e for e in [*old.stored_envs, *old.envs]}.get(target.env_id)
+    if stored is None or stored.items == target.items:
+        return target
+    if target.size is None or target.n >= target.size:
+        return target  # every item is asked: the order picks nothing
+    if stored.size is not None and stored.n >= stored.size:
+        return target  # the stored run asked every item: its order chose nothing either
+    if given:
+        raise RunConflictError(
+            f"{target.env_id}: this directory asked its items in {stored.items!r} order, not "
+            f"{target.items!r}; use another --out"
+        )
+    print(
+        f"tomgym: note: {target.env_id}: resuming with the directory's item order {stored.items!r}",
+        file=sys.stderr,
+    )
+    return replace(target, items=stored.items)
+
+
+def stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPlan]:
+    """Plans of earlier commands on the directory for envs the current plan leaves out."""
+    if old is None:
+        return []
+    ours = {p.env_id for p in current}
+    stored = {p.env_id: p for p in [*old.stored_envs, *old.envs] if p.env_id not in ours}
+    return list(stored.values())
+
+
+def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], ResultRecord]:
+    """One record per item: the last scored one, else the last failed one (a retried item's
+    new record supersedes its failure)."""
+    best: dict[tuple[str, int], ResultRecord] = {}
+    for record in records:
+        previous = best.get(record.key)
+        if previous is None or record.failed <= previous.failed:
+            best[record.key] = record
+    return best
