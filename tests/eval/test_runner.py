@@ -1,13 +1,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.eval.helpers import FirstCandidateAgent, ShortestStoryFirstAgent
 from tomgym.eval.runner import RunConflictError, evaluate
-from tomgym.eval.store import ResultRecord, ResultsStore
+from tomgym.eval.store import (
+    ResultRecord,
+    ResultsStore,
+    RunFileError,
+    RunInProgressError,
+    directory_lock,
+)
 
 ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"]
 
@@ -73,14 +80,51 @@ def test_resume_refuses_a_different_run(tmp_path: Path) -> None:
         evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
 
 
-def test_torn_middle_line_is_an_error(tmp_path: Path) -> None:
+def test_a_whole_line_that_is_not_a_record_is_an_error_wherever_it_is(tmp_path: Path) -> None:
+    """Only a line without its newline is what a kill leaves (dropped, its item asked again).
+    A bad line ending in a newline was cut silently when it came last."""
     store = ResultsStore(tmp_path)
     store.append([ResultRecord(env_id="E-v0", index=0, item_id="a")])
-    with store.path.open("a") as handle:
-        handle.write("garbage\n")
-    store.append([ResultRecord(env_id="E-v0", index=1, item_id="b")])
-    with pytest.raises(ValueError, match="corrupt record"):
+    good = store.path.read_bytes()
+    store.path.write_bytes(good + b"garbage\n")  # last
+    with pytest.raises(RunFileError, match=r"results.jsonl, line 2: not a result record"):
         store.load()
+    assert store.path.read_bytes() == good + b"garbage\n"  # nothing cut
+    store.append([ResultRecord(env_id="E-v0", index=1, item_id="b")])  # now in the middle
+    with pytest.raises(RunFileError, match="line 2"):
+        store.load()
+    store.path.write_bytes(good + b'{"env_id": "E-v0", "index": "x", "item_id": "c"}\n')
+    with pytest.raises(RunFileError, match="line 2"):  # JSON, but not a record
+        store.load()
+    store.path.write_bytes(good + b'{"env_id": "E-v0", "ind')
+    assert [r.index for r in store.load()] == [0]  # the torn tail is dropped
+    assert store.path.read_bytes() == good
+
+
+def test_a_second_evaluation_into_a_directory_in_use_is_refused(tmp_path: Path) -> None:
+    """Two processes on one --out lost records (one rewrote results.jsonl over the other's
+    appends) and mixed their agents' answers in one summary."""
+    in_use = pytest.raises(RunInProgressError, match=rf"process {os.getpid()}")
+    with directory_lock(tmp_path), in_use:
+        evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
+    assert not (tmp_path / "results.jsonl").exists()
+    evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)  # released: runs
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_results_without_metadata_are_not_resumed_by_any_agent(tmp_path: Path) -> None:
+    evaluate("random", ENVS[:1], n=3, out=tmp_path, quiet=True)
+    (tmp_path / "metadata.json").unlink()
+    with pytest.raises(RunFileError, match="no metadata.json"):
+        evaluate("oracle", ENVS[:1], n=3, out=tmp_path, quiet=True)
+
+
+def test_a_conflict_names_the_sampling_setting_that_differs(tmp_path: Path) -> None:
+    evaluate("random", ENVS[:1], n=1, temperature=0, max_new_tokens=8, out=tmp_path, quiet=True)
+    with pytest.raises(RunConflictError) as raised:
+        evaluate("random", ENVS[:1], n=1, max_new_tokens=9, out=tmp_path, quiet=True)
+    assert "sampling max_new_tokens: 9 here, 8 in the directory" in str(raised.value)
+    assert "temperature" not in str(raised.value)
 
 
 def test_real_agents_end_to_end(tmp_path: Path) -> None:

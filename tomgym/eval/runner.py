@@ -26,12 +26,16 @@ from tomgym.eval.resume import (
 from tomgym.eval.scoring import longest_prompt_first, run_batch
 from tomgym.eval.store import (
     ITEM_ORDERS,
+    LOCK_FILE,
     METADATA_FILE,
+    RESULTS_FILE,
     SUMMARY_FILE,
     ItemOrder,
     ResultRecord,
     ResultsStore,
+    RunFileError,
     RunMetadata,
+    directory_lock,
     read_metadata,
     write_json,
 )
@@ -167,94 +171,105 @@ def evaluate(
     directory = Path(out)
     created = not directory.exists()
     prepare_out(directory)
-    old = read_metadata(directory)
-    if old is not None and not split_given:
-        targets = [keep_stored_split(t, old) for t in targets]
-    if old is not None:
-        targets = [keep_stored_order(t, old, given=item_order is not None) for t in targets]
-        targets = [keep_stored_marking(t, old) for t in targets]
-    metadata = run_metadata(
-        directory,
-        old,
-        targets,
-        agent=spec,
-        sampling=sampling,
-        agent_options=shaping,
-        seed=run_seed,
-        suite=suite_name,
-    )
-    store = ResultsStore(directory)
-    best = best_records(store.load())
-    done = {
-        key
-        for key, record in best.items()
-        if not record.failed and not (retry_unanswered and record.error)
-    }
-    pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
-    if old is not None and old.seed_scheme != metadata.seed_scheme:
-        if sampled and any(pending.values()):
-            raise RunConflictError(
-                f"{directory} holds a sampled run of an older tomgym, which seeded each batch, "
-                "not each item: finishing it here would mix the two kinds of draws; use another "
-                "--out (greedy runs are unaffected)"
+    with directory_lock(directory):
+        old = read_metadata(directory)
+        results = directory / RESULTS_FILE
+        if old is None and results.is_file() and results.stat().st_size:
+            raise RunFileError(
+                f"{directory} holds a {RESULTS_FILE} but no {METADATA_FILE}: which agent and "
+                "settings made its records is unknown, so they cannot be resumed safely; "
+                f"restore {METADATA_FILE} from a backup, or use another --out"
             )
-        metadata = metadata.model_copy(update={"seed_scheme": old.seed_scheme})
-    built: Agent | None = agent if not isinstance(agent, str) else None
-    distributed = workers > 1 or ray_address is not None
-    if any(pending.values()) and built is None and not distributed:
-        try:
-            built = make_agent(agent, **options) if isinstance(agent, str) else None
-        except BaseException:
-            if created and not any(directory.iterdir()):
-                directory.rmdir()  # a misspelt agent leaves no empty --out behind
-            raise
-    if built is not None:
-        metadata = metadata.model_copy(
-            update={"agent_description": built.describe(), "privileged": built.privileged}
+        if old is not None and not split_given:
+            targets = [keep_stored_split(t, old) for t in targets]
+        if old is not None:
+            targets = [keep_stored_order(t, old, given=item_order is not None) for t in targets]
+            targets = [keep_stored_marking(t, old) for t in targets]
+        metadata = run_metadata(
+            directory,
+            old,
+            targets,
+            agent=spec,
+            sampling=sampling,
+            agent_options=shaping,
+            seed=run_seed,
+            suite=suite_name,
         )
-    elif old is not None:
-        metadata = metadata.model_copy(
-            update={"agent_description": old.agent_description, "privileged": old.privileged}
-        )
-    write_json(directory / METADATA_FILE, metadata)
-    if batch_size > 1:  # for one process and for Ray workers alike
-        for target in targets:
-            if target.env is not None and pending[target.env_id]:
-                pending[target.env_id] = longest_prompt_first(
-                    target.env, pending[target.env_id], built, target.env_id, target.spec.family
+        store = ResultsStore(directory)
+        best = best_records(store.load())
+        done = {
+            key
+            for key, record in best.items()
+            if not record.failed and not (retry_unanswered and record.error)
+        }
+        pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
+        if old is not None and old.seed_scheme != metadata.seed_scheme:
+            if sampled and any(pending.values()):
+                raise RunConflictError(
+                    f"{directory} holds a sampled run of an older tomgym, which seeded each "
+                    "batch, not each item: finishing it here would mix the two kinds of draws; "
+                    "use another --out (greedy runs are unaffected)"
                 )
-
-    try:
-        if distributed:
-            from tomgym.eval.distributed import run_distributed
-
-            info = run_distributed(
-                agent if built is None else built,
-                options,
-                targets,
-                pending,
-                store,
-                batch_size=batch_size,
-                workers=max(1, workers),
-                address=ray_address,
-                quiet=quiet,
+            metadata = metadata.model_copy(update={"seed_scheme": old.seed_scheme})
+        built: Agent | None = agent if not isinstance(agent, str) else None
+        distributed = workers > 1 or ray_address is not None
+        if any(pending.values()) and built is None and not distributed:
+            try:
+                built = make_agent(agent, **options) if isinstance(agent, str) else None
+            except BaseException:
+                if created and all(p.name == LOCK_FILE for p in directory.iterdir()):
+                    (directory / LOCK_FILE).unlink()
+                    directory.rmdir()  # a misspelt agent leaves no empty --out behind
+                raise
+        if built is not None:
+            metadata = metadata.model_copy(
+                update={"agent_description": built.describe(), "privileged": built.privileged}
             )
-            if info:
-                metadata = metadata.model_copy(update=info)
-                write_json(directory / METADATA_FILE, metadata)
-        else:
-            assert built is not None or not any(pending.values())
+        elif old is not None:
+            metadata = metadata.model_copy(
+                update={"agent_description": old.agent_description, "privileged": old.privileged}
+            )
+        write_json(directory / METADATA_FILE, metadata)
+        if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
-                scored = [best[k] for i in target.indices() if (k := (target.env_id, i)) in done]
-                ask_in_process(
-                    built, target, pending[target.env_id], store, batch_size, scored, quiet
+                if target.env is not None and pending[target.env_id]:
+                    pending[target.env_id] = longest_prompt_first(
+                        target.env, pending[target.env_id], built, target.env_id, target.spec.family
+                    )
+
+        try:
+            if distributed:
+                from tomgym.eval.distributed import run_distributed
+
+                info = run_distributed(
+                    agent if built is None else built,
+                    options,
+                    targets,
+                    pending,
+                    store,
+                    batch_size=batch_size,
+                    workers=max(1, workers),
+                    address=ray_address,
+                    quiet=quiet,
                 )
-    except BaseException:
-        # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
-        # not what the previous command finished.
-        finish(directory, metadata)
-        raise
-    return finish(directory, metadata)
+                if info:
+                    metadata = metadata.model_copy(update=info)
+                    write_json(directory / METADATA_FILE, metadata)
+            else:
+                assert built is not None or not any(pending.values())
+                for target in targets:
+                    scored = [
+                        best[k] for i in target.indices() if (k := (target.env_id, i)) in done
+                    ]
+                    ask_in_process(
+                        built, target, pending[target.env_id], store, batch_size, scored, quiet
+                    )
+        except BaseException:
+            # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
+            # not what the previous command finished.
+            finish(directory, metadata)
+            raise
+        return finish(directory, metadata)
 
 
 def check_run_arguments(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import heapq
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -186,8 +187,11 @@ class RunMetadata(BaseModel):
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
         if self.seed != other.seed:
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
-        if effective_sampling(self.sampling) != effective_sampling(other.sampling):
-            problems.append(f"sampling: {self.sampling} here, {other.sampling} in the directory")
+        here, there = effective_sampling(self.sampling), effective_sampling(other.sampling)
+        for key in sorted(k for k in here if here[k] != there.get(k)):
+            problems.append(
+                f"sampling {key}: {here[key]:g} here, {there.get(key, 0):g} in the directory"
+            )
         if self.agent_options != other.agent_options:
             problems.append(
                 f"agent options: {self.agent_options} here, {other.agent_options} in the directory"
@@ -230,6 +234,46 @@ def effective_sampling(sampling: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
+class RunFileError(ValueError):
+    """A file of a results directory that cannot be read as what it should be."""
+
+
+class RunInProgressError(ValueError):
+    """Another process is evaluating into the same directory."""
+
+
+LOCK_FILE = ".tomgym-eval.lock"
+
+
+@contextlib.contextmanager
+def directory_lock(directory: Path) -> Iterator[None]:
+    """Hold the run directory for one evaluation at a time: two processes appending to and
+    rewriting one results.jsonl lose each other's records and mix their agents' answers. The
+    lock is the operating system's (``flock``), so a killed run leaves none behind; where there
+    is no ``fcntl`` (Windows), nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with (directory / LOCK_FILE).open("a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            raise RunInProgressError(
+                f"{directory} is in use by another tomgym evaluation"
+                + (f" (process {holder})" if holder else "")
+                + ": wait for it to finish, then rerun to resume, or use another --out"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield
+
+
 class ResultsStore:
     """Append-only ``results.jsonl`` with crash-safe resume (a torn last line is dropped)."""
 
@@ -247,23 +291,25 @@ class ResultsStore:
         records: list[ResultRecord] = []
         good_end = 0
         position = 0
-        for line in raw.splitlines(keepends=True):
+        for number, line in enumerate(raw.splitlines(keepends=True), start=1):
             position += len(line)
             if not line.strip():
                 good_end = position
                 continue
-            complete = line.endswith(b"\n")
+            if not line.endswith(b"\n"):
+                # A write cut off by a kill never ends in a newline: the torn last line of an
+                # interrupted run, whose item is asked again.
+                break
             try:
                 record = ResultRecord.model_validate_json(line)
-            except ValueError:
-                if complete and position < len(raw):
-                    raise ValueError(
-                        f"{self.path}: a corrupt record in the middle of the file "
-                        f"(byte {position - len(line)}); fix or delete it"
-                    ) from None
-                break  # the torn last line of an interrupted run: redo that item
-            if not complete:
-                break
+            except ValueError as exc:
+                # A whole line that is not a record was not left by an interruption: dropping
+                # it would silently lose or hide something, at the end of the file as anywhere.
+                reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
+                raise RunFileError(
+                    f"{self.path}, line {number}: not a result record ({reason}); fix or "
+                    "delete that line"
+                ) from None
             records.append(record)
             good_end = position
         if repair and good_end < len(raw):
@@ -290,10 +336,6 @@ class ResultsStore:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, self.path)
-
-
-class RunFileError(ValueError):
-    """A file of a results directory that cannot be read as what it should be."""
 
 
 def read_metadata(directory: str | os.PathLike[str]) -> RunMetadata | None:
