@@ -25,7 +25,12 @@ EPILOG = (
     "Options --data-dir and --debug go before or after the subcommand. Errors print one line; "
     "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
 )
-RESUMABLE = frozenset({"eval", "leaderboard"})
+RESUMABLE = {
+    "eval": "; rerun the same command to resume",
+    "leaderboard": "; rerun the same command to resume",
+    "train": "; rerun the same command to resume from the last checkpoint saved",
+}
+"""What an interrupted command says about going on."""
 DEFAULT_PROMPT = "default"
 
 
@@ -360,7 +365,7 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
     except KeyboardInterrupt:
         if debug:
             raise
-        resume = "; rerun the same command to resume" if args.command in RESUMABLE else ""
+        resume = RESUMABLE.get(args.command, "")
         print(f"\n{prog}: interrupted{resume}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `tomgym list | head`: the reader left, nothing to report

@@ -165,6 +165,29 @@ def test_trl_backend_is_lazy(capsys: pytest.CaptureFixture[str], monkeypatch: An
     assert "not available" in capsys.readouterr().err
 
 
+def test_a_trl_checkpoint_cut_short_while_saving_is_neither_resumed_nor_evaluated(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C while TRL saved checkpoint-3 left its config and weights but no trainer state:
+    transformers' get_last_checkpoint picked it and every rerun failed on the missing
+    trainer_state.json, and the evaluation counted it as a checkpoint."""
+    for step, complete in ((1, True), (2, True), (3, False)):
+        saved = tmp_path / f"checkpoint-{step}"
+        saved.mkdir()
+        (saved / "config.json").write_text("{}")
+        if complete:
+            (saved / checkpoints.TRAINER_STATE).write_text("{}")
+    assert checkpoints.last_trainer_checkpoint(tmp_path) == tmp_path / "checkpoint-2"
+    assert checkpoints.incomplete_checkpoints(tmp_path) == [tmp_path / "checkpoint-3"]
+    assert [p.name for p in checkpoints.find_checkpoints(tmp_path)] == [
+        "checkpoint-1",
+        "checkpoint-2",
+    ]
+    for saved in tmp_path.iterdir():
+        (saved / checkpoints.TRAINER_STATE).unlink(missing_ok=True)
+    assert checkpoints.last_trainer_checkpoint(tmp_path) is None  # start over
+
+
 def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     for name in ("global_step16_hf", "global_step8_hf", "final", "global_step24_hf"):
         (tmp_path / ("ckpt" if name != "final" else "") / name).mkdir(parents=True)
@@ -444,6 +467,7 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     out = tmp_path / "run"
     for name in ("checkpoint-2", "final"):
         tiny_llama(out / name)
+    (out / "checkpoint-2" / "trainer_state.json").write_text("{}")  # as TRL's save ends
     base = ["train", "--backend", "trl", "--model", "m", "--out", str(out), "--eval-only"]
     evaluation = ["--eval-env", "ToM-HiToM-O1-v0", "--eval-n", "2", "--eval-agent", "hf",
                   "--max-new-tokens", "8"]  # fmt: skip

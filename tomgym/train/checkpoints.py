@@ -30,8 +30,31 @@ def step_of(path: Path) -> int | None:
     return int(found[-1]) if found else None
 
 
+TRAINER_STATE = "trainer_state.json"
+"""What a Trainer (TRL's) writes into ``checkpoint-N`` after the model and optimizer: a
+``checkpoint-N`` without it was cut short (interrupted while saving)."""
+
+
 def is_hf_checkpoint(path: Path) -> bool:
-    return path.is_dir() and (path / "config.json").is_file()
+    """A saved model: its config, and for a Trainer's ``checkpoint-N`` its trainer state (the
+    model files of a save cut short may be partial)."""
+    if not (path.is_dir() and (path / "config.json").is_file()):
+        return False
+    return not path.name.startswith("checkpoint-") or (path / TRAINER_STATE).is_file()
+
+
+def incomplete_checkpoints(run_dir: Path) -> list[Path]:
+    """``checkpoint-N`` directories of a Trainer run that a save left unfinished."""
+    return sorted(
+        (p for p in run_dir.glob("checkpoint-*") if p.is_dir() and not is_hf_checkpoint(p)),
+        key=lambda p: (step_of(p) or 0, p.name),
+    )
+
+
+def last_trainer_checkpoint(run_dir: Path) -> Path | None:
+    """The last complete ``checkpoint-N`` to resume a Trainer run from (None: start over)."""
+    complete = [p for p in run_dir.glob("checkpoint-*") if is_hf_checkpoint(p)]
+    return max(complete, key=lambda p: (step_of(p) or 0, p.name), default=None)
 
 
 def find_checkpoints(run_dir: str | Path) -> list[Path]:

@@ -9,6 +9,11 @@ import warnings
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tomgym.train.checkpoints import (
+    TRAINER_STATE,
+    incomplete_checkpoints,
+    last_trainer_checkpoint,
+)
 from tomgym.train.commands import (
     check_eval_agent,
     evaluate_run,
@@ -176,13 +181,19 @@ def run_trl(args: argparse.Namespace) -> int:
         args=trl.GRPOConfig(**settings),
         train_dataset=dataset,
     )
-    # A rerun after an interruption goes on from the last checkpoint-N that TRL saved.
-    from transformers.trainer_utils import get_last_checkpoint
-
-    last = get_last_checkpoint(str(out)) if out.is_dir() else None
+    # A rerun after an interruption goes on from the last checkpoint-N that TRL finished saving
+    # (transformers' get_last_checkpoint takes any checkpoint-N, and resuming from one cut
+    # short fails on its missing trainer_state.json, on every rerun).
+    for partial in incomplete_checkpoints(out) if out.is_dir() else []:
+        print(
+            f"tomgym train: warning: {partial} was cut short while saving (no {TRAINER_STATE}): "
+            "skipped, and replaced when training reaches that step again",
+            file=sys.stderr,
+        )
+    last = last_trainer_checkpoint(out) if out.is_dir() else None
     if last is not None:
         print(f"resuming from {last}", flush=True)
-    trainer.train(resume_from_checkpoint=last)
+    trainer.train(resume_from_checkpoint=str(last) if last is not None else None)
     final = out / "final"
     trainer.save_model(str(final))
     print(f"saved {final}")
