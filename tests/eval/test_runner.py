@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,30 @@ def test_responses_cut_at_the_budget_are_recorded_and_summarised(tmp_path: Path)
     assert by_dir["plain"].truncated_share is None  # the agent never said: not 0%
     table = to_markdown(board)
     assert "| cut |" in table.splitlines()[0] and "cut = share of responses" in table
+
+
+def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
+    tmp_path: Path,
+) -> None:
+    """hf:PATH resumed across other weights saved at PATH: items 0-1 came from the old model,
+    2-3 from the new, under one summary."""
+    torch = pytest.importorskip("torch")
+    import transformers
+
+    from tests.train.helpers import tiny_llama
+    from tomgym.eval.resume import model_fingerprint
+
+    model = tiny_llama(tmp_path / "model")
+    spec, out = f"hf:{model}", tmp_path / "run"
+    before = model_fingerprint(spec)
+    evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=out, quiet=True)
+    shutil.copytree(model, tmp_path / "copy")  # a copy: new times, same files
+    assert model_fingerprint(f"hf:{tmp_path / 'copy'}") == before
+    retrained = transformers.AutoModelForCausalLM.from_pretrained(model)
+    with torch.no_grad():
+        for parameter in retrained.parameters():
+            parameter.add_(0.01)
+    retrained.save_pretrained(model)
+    assert model_fingerprint(spec) != before
+    with pytest.raises(RunConflictError, match="model files"):
+        evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)

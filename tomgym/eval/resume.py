@@ -3,6 +3,7 @@ and held-out marking, its revisions), and when it refuses the directory instead.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -147,3 +148,41 @@ def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], Resul
         if previous is None or record.failed <= previous.failed:
             best[record.key] = record
     return best
+
+
+FINGERPRINT_SAMPLES = 16
+FINGERPRINT_CHUNK = 1 << 16
+
+
+def local_model_dir(spec: str) -> Path | None:
+    """The directory an ``hf:`` or ``vllm:`` spec loads its weights from, when it names one
+    on this machine (a hub ID or the bundled model: None)."""
+    kind, _, rest = spec.strip().partition(":")
+    if kind not in ("hf", "vllm") or not rest:
+        return None
+    path = Path(rest).expanduser()
+    return path if path.is_dir() else None
+
+
+def model_fingerprint(spec: str) -> str | None:
+    """16 hex digits that change when the files of a local model directory do: names, sizes
+    and 16 evenly spaced 64 KiB samples of each file (a retrained model saved to the same path
+    differs in nearly every tensor; reading 1 MiB a file keeps a 15 GB model cheap), not
+    modification times, which a copy or a backup changes. None for other agents."""
+    directory = local_model_dir(spec)
+    if directory is None:
+        return None
+    digest = hashlib.sha256()
+    files = sorted(
+        f
+        for f in directory.rglob("*")
+        if f.is_file() and not f.name.startswith(".") and f.suffix != ".md"
+    )
+    for file in files:
+        size = file.stat().st_size
+        digest.update(f"{file.relative_to(directory).as_posix()}|{size}\n".encode())
+        with file.open("rb") as handle:
+            for k in range(FINGERPRINT_SAMPLES):
+                handle.seek(size * k // FINGERPRINT_SAMPLES)
+                digest.update(handle.read(FINGERPRINT_CHUNK))
+    return digest.hexdigest()[:16]

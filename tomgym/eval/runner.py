@@ -20,6 +20,7 @@ from tomgym.eval.resume import (
     keep_stored_marking,
     keep_stored_order,
     keep_stored_split,
+    model_fingerprint,
     prepare_out,
     stored_plans,
 )
@@ -349,6 +350,7 @@ def run_metadata(
         git_revision=old.git_revision if old is not None else revision,
         revisions=revisions,
         agent=agent,
+        model_fingerprint=model_fingerprint(agent),
         privileged=False,
         sampling=sampling,
         agent_options=agent_options,

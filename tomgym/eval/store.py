@@ -161,6 +161,12 @@ class RunMetadata(BaseModel):
         description="Agent options given that shape the responses (top_p, dtype, fit_items...; "
         "not the run settings such as a timeout, which a resumed run may change).",
     )
+    model_fingerprint: str | None = Field(
+        default=None,
+        description="For an agent that loads a local model directory (hf:PATH, vllm:PATH): "
+        "a fingerprint of its files, so a resumed run does not mix two models saved at one "
+        "path (None: not a local directory, or recorded by an older tomgym).",
+    )
     seed: int
     seed_scheme: Literal["per-batch", "per-item"] = Field(
         default="per-batch",
@@ -185,6 +191,15 @@ class RunMetadata(BaseModel):
         problems = []
         if agent_identity(self.agent) != agent_identity(other.agent):
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
+        if (
+            self.model_fingerprint
+            and other.model_fingerprint
+            and self.model_fingerprint != other.model_fingerprint
+        ):
+            problems.append(
+                f"model files: the weights at {self.agent.partition(':')[2]} changed since the "
+                "directory's records were made (another model saved at the same path)"
+            )
         if self.seed != other.seed:
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
         here, there = effective_sampling(self.sampling), effective_sampling(other.sampling)
