@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -224,3 +225,28 @@ def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
     assert model_fingerprint(spec) != before
     with pytest.raises(RunConflictError, match="model files"):
         evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
+
+
+def test_a_disk_that_fails_a_write_is_named_and_not_hidden_by_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A full disk said only "[Errno 28] No space left on device"; on a read-only one, the
+    summary written on the way out failed too and its error replaced the first."""
+    import errno
+
+    from tomgym.eval import runner, store
+    from tomgym.eval.store import write_json
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def summary_fails_too(path: Path, payload: Any) -> None:
+        if path.name == "summary.json":
+            raise OSError(errno.EROFS, "Read-only file system", str(path) + ".tmp")
+        write_json(path, payload)
+
+    monkeypatch.setattr(store.os, "fsync", full)
+    monkeypatch.setattr(runner, "write_json", summary_fails_too)
+    with pytest.raises(OSError, match=r"No space left on device: writing .*results.jsonl"):
+        evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
+    assert "summary.json not updated" in capsys.readouterr().err

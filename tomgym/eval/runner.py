@@ -268,7 +268,10 @@ def evaluate(
         except BaseException:
             # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
             # not what the previous command finished.
-            finish(directory, metadata)
+            try:
+                finish(directory, metadata)
+            except Exception as exc:  # a full or read-only disk fails this too: keep the cause
+                print(f"tomgym: warning: summary.json not updated: {exc}", file=sys.stderr)
             raise
         return finish(directory, metadata)
 

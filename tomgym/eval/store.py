@@ -335,11 +335,18 @@ class ResultsStore:
     def append(self, records: Iterable[ResultRecord]) -> None:
         """Write records and make them durable before returning."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(record.model_dump_json() + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with self.path.open("a", encoding="utf-8") as handle:
+                for record in records:
+                    handle.write(record.model_dump_json() + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:  # a full disk's error names no file
+            raise OSError(
+                exc.errno,
+                f"{exc.strerror or exc}: writing {self.path} (the records written before are "
+                "kept: rerun the command to resume once it can write)",
+            ) from exc
 
     def rewrite(self, records: Sequence[ResultRecord]) -> None:
         """Replace the file atomically (canonical order after a run)."""
