@@ -28,6 +28,7 @@ def vllm_installed(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.util, "find_spec", lambda name, *a: object() if name == "vllm" else real(name, *a)
     )
 
+
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="tomgym")
     add_commands(parser.add_subparsers(dest="command"))
@@ -353,10 +354,24 @@ def test_a_new_checkpoint_under_an_old_name_is_evaluated_afresh(tmp_path: Path) 
     (final / "model.safetensors").write_bytes(b"old weights")
     first = checkpoints.checkpoint_eval_dir(tmp_path, final)
     assert checkpoints.checkpoint_eval_dir(tmp_path, final) == first  # stable while unchanged
-    (final / "model.safetensors").write_bytes(b"new weights!")
     later = time.time_ns() + 10**9
-    os.utime(final / "model.safetensors", ns=(later, later))
+    os.utime(final / "model.safetensors", ns=(later, later))  # a copy, a restore, `touch`
+    assert checkpoints.checkpoint_eval_dir(tmp_path, final) == first  # the same files
+    (final / "model.safetensors").write_bytes(b"new weights")  # same size, other weights
     assert checkpoints.checkpoint_eval_dir(tmp_path, final) != first
+
+
+def test_a_checkpoint_evaluated_under_the_older_time_based_name_is_still_found(
+    tmp_path: Path,
+) -> None:
+    final = tmp_path / "final"
+    final.mkdir()
+    (final / "config.json").write_text("{}")
+    older = (
+        tmp_path / "eval" / f"final-{checkpoints.timed_fingerprint(final)}-vllm-Tdefault-maxdefault"
+    )
+    older.mkdir(parents=True)
+    assert checkpoints.checkpoint_eval_dir(tmp_path, final) == older
 
 
 def test_train_refuses_an_out_that_holds_another_run(
@@ -386,7 +401,6 @@ def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixtur
     assert run([*base, "--max-new-tokens", "32", "--max-steps", "2"]) == 0
     grpo = json.loads(capsys.readouterr().out)["grpo"]
     assert grpo["max_completion_length"] == 32 and grpo["max_steps"] == 2
-
 
 
 def test_a_dry_run_refuses_the_vllm_eval_agent_without_vllm(
@@ -452,7 +466,6 @@ def test_train_kwargs_reach_the_training_labels_and_the_run_config(
     assert "use --reward" in capsys.readouterr().err
 
 
-
 def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -479,9 +492,7 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     assert run([*base, *evaluation]) == 0
     record = json.loads((out / checkpoints.BEST_FILE).read_text())
     assert [Path(r["path"]).name for r in record["all"]] == ["checkpoint-2", "final"]
-    written = {
-        r["path"]: (Path(r["eval_dir"]) / RESULTS_FILE).read_text() for r in record["all"]
-    }
+    written = {r["path"]: (Path(r["eval_dir"]) / RESULTS_FILE).read_text() for r in record["all"]}
     assert all(len(text.splitlines()) == 2 for text in written.values())
     # again: the evaluations resume (nothing generated twice), the record is the same
     assert run([*base, *evaluation]) == 0

@@ -165,13 +165,17 @@ def local_model_dir(spec: str) -> Path | None:
 
 
 def model_fingerprint(spec: str) -> str | None:
-    """16 hex digits that change when the files of a local model directory do: names, sizes
-    and 16 evenly spaced 64 KiB samples of each file (a retrained model saved to the same path
-    differs in nearly every tensor; reading 1 MiB a file keeps a 15 GB model cheap), not
-    modification times, which a copy or a backup changes. None for other agents."""
+    """16 hex digits of :func:`files_fingerprint` of the local model directory an ``hf:`` or
+    ``vllm:`` spec loads; None for other agents."""
     directory = local_model_dir(spec)
-    if directory is None:
-        return None
+    return files_fingerprint(directory)[:16] if directory is not None else None
+
+
+def files_fingerprint(directory: Path) -> str:
+    """A digest that changes when the files of a model directory do: names, sizes and 16
+    evenly spaced 64 KiB samples of each file (a retrained model saved to the same path differs
+    in nearly every tensor; reading 1 MiB a file keeps a 15 GB model cheap), not modification
+    times, which a copy or a backup changes."""
     digest = hashlib.sha256()
     files = sorted(
         f
@@ -185,4 +189,4 @@ def model_fingerprint(spec: str) -> str | None:
             for k in range(FINGERPRINT_SAMPLES):
                 handle.seek(size * k // FINGERPRINT_SAMPLES)
                 digest.update(handle.read(FINGERPRINT_CHUNK))
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()

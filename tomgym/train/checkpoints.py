@@ -77,8 +77,17 @@ Evaluate = Callable[..., Any]
 
 
 def checkpoint_fingerprint(path: Path) -> str:
-    """12 hex digits from the names, sizes and modification times of a checkpoint's files: a
-    new checkpoint saved under an old name (``final``, ``global_step40_hf``) gets new ones."""
+    """12 hex digits of the checkpoint's files (names, sizes, sampled contents; see
+    ``files_fingerprint``): a new checkpoint saved under an old name (``final``,
+    ``global_step40_hf``) gets new ones, a copied or restored one keeps its own."""
+    from tomgym.eval.resume import files_fingerprint
+
+    return files_fingerprint(path)[:12]
+
+
+def timed_fingerprint(path: Path) -> str:
+    """The fingerprint tomgym named checkpoint evaluations by before: names, sizes and
+    modification times (a copy, or ``touch``, made it another checkpoint)."""
     digest = hashlib.sha256()
     for file in sorted(f for f in path.rglob("*") if f.is_file()):
         stat = file.stat()
@@ -97,9 +106,14 @@ def checkpoint_eval_dir(
     """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>-<settings>``.
     Keyed by name alone, a rerun's new checkpoint resumed the old one's results and was
     'scored' from them without loading a weight; the agent kind, temperature and token budget
-    are in the name, so `--eval-only` with other ones evaluates afresh beside the first."""
+    are in the name, so `--eval-only` with other ones evaluates afresh beside the first. An
+    evaluation named by the older, time-based fingerprint of the same files is kept in use."""
     settings = f"{agent}-T{_setting(temperature)}-max{_setting(max_new_tokens)}"
-    return Path(run_dir) / "eval" / f"{path.name}-{checkpoint_fingerprint(path)}-{settings}"
+    root = Path(run_dir) / "eval"
+    older = root / f"{path.name}-{timed_fingerprint(path)}-{settings}"
+    if older.is_dir():
+        return older
+    return root / f"{path.name}-{checkpoint_fingerprint(path)}-{settings}"
 
 
 def _setting(value: float | None) -> str:
