@@ -505,6 +505,12 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     third = json.loads((out / checkpoints.BEST_FILE).read_text())
     assert all(r["eval_dir"].endswith("-hf-T0.6-max12") for r in third["all"])
     assert all(Path(r["eval_dir"]).is_dir() for r in record["all"])  # the first ones kept
+    # without --max-new-tokens: the run's own budget (it took the preset's 2048, evaluating
+    # everything again where the run's evaluations were there to resume)
+    (out / RUN_CONFIG).write_text(json.dumps({"grpo": {"max_completion_length": 8}}))
+    assert run([*base, *evaluation[:-2]]) == 0
+    assert "the run's response budget, 8 tokens" in capsys.readouterr().err
+    assert json.loads((out / checkpoints.BEST_FILE).read_text()) == record
 
 
 def test_kl_override_reaches_both_backends(capsys: pytest.CaptureFixture[str]) -> None:

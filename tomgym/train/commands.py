@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import json
 import shlex
 import subprocess
 import sys
@@ -268,10 +269,32 @@ def evaluate_only(args: argparse.Namespace) -> int:
     check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
+    if getattr(args, "max_new_tokens", None) is None:
+        budget = stored_response_budget(json.loads((out / RUN_CONFIG).read_text("utf-8")))
+        if budget is not None:
+            # as the run's own evaluation after training, whose results then resume
+            print(
+                f"tomgym train: note: --eval-only evaluates with the run's response budget, "
+                f"{budget} tokens (--max-new-tokens sets another)",
+                file=sys.stderr,
+            )
+            args.max_new_tokens = budget
     if args.dry_run:
         print(f"# would evaluate the checkpoints under {out} on {', '.join(args.eval_env)}")
         return 0
     return evaluate_run(args, out, preset_from_args(args))
+
+
+def stored_response_budget(config: Any) -> int | None:
+    """The response budget a run's ``train_config.json`` trained with (OpenRLHF's preset, TRL's
+    ``max_completion_length``), None when it records none."""
+    if not isinstance(config, dict):
+        return None
+    for section, key in (("preset", "response_max_tokens"), ("grpo", "max_completion_length")):
+        value = config.get(section, {}).get(key) if isinstance(config.get(section), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
