@@ -103,6 +103,7 @@ def main() -> None:
         ),
     ]
     print("\n".join(lines))
+    args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "batch_work.md").write_text("\n".join(lines) + "\n")
     (args.results_dir / "batch_work.json").write_text(
         json.dumps(

@@ -250,3 +250,68 @@ def test_a_disk_that_fails_a_write_is_named_and_not_hidden_by_the_summary(
     with pytest.raises(OSError, match=r"No space left on device: writing .*results.jsonl"):
         evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
     assert "summary.json not updated" in capsys.readouterr().err
+
+
+def test_the_model_fingerprint_reads_the_weights_not_what_changes_beside_them(
+    tmp_path: Path,
+) -> None:
+    """A git index, a download cache's metadata or an evaluation written inside the model
+    folder changed the fingerprint of unchanged weights, and the run's own rerun was refused."""
+    from tomgym.eval.resume import local_model_dir, model_fingerprint
+
+    model = tmp_path / "m"
+    (model / ".git").mkdir(parents=True)
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors").write_bytes(b"weights" * 1000)
+    spec = f"hf: {model}/"  # as the agent reads it: stripped
+    before = model_fingerprint(spec)
+    assert before is not None
+    (model / ".git" / "index").write_bytes(b"changed by git status")
+    (model / "eval").mkdir()
+    (model / "eval" / "metadata.json").write_text("{}")
+    (model / "eval" / "results.jsonl").write_text("")
+    assert model_fingerprint(spec) == before
+    (model / "model.safetensors").write_bytes(b"WEIGHTS" * 1000)
+    assert model_fingerprint(spec) != before
+    (tmp_path / "smollm2").mkdir()
+    assert local_model_dir("hf:smollm2") is None  # the bundled model, not ./smollm2
+    assert local_model_dir("vllm:org/name") is None
+
+
+def test_a_rerun_without_the_model_keeps_its_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished run rerun while its model had moved away (nothing to load) rewrote the
+    fingerprint as None, and weights retrained into the path later were resumed unchecked."""
+    from tomgym.eval import runner
+    from tomgym.eval.store import read_metadata
+
+    monkeypatch.setattr(runner, "model_fingerprint", lambda spec: "f1")
+    evaluate("random", ENVS[:1], n=1, out=tmp_path, quiet=True)
+    monkeypatch.setattr(runner, "model_fingerprint", lambda spec: None)
+    evaluate("random", ENVS[:1], n=1, out=tmp_path, quiet=True)
+    metadata = read_metadata(tmp_path)
+    assert metadata is not None and metadata.model_fingerprint == "f1"
+
+
+def test_the_lock_is_released_though_a_process_forked_during_the_run_lives(
+    tmp_path: Path,
+) -> None:
+    """A child forked while the run held the lock (a fork-based pool, an engine process)
+    shares the lock's open file: closing ours alone left the directory locked."""
+    import signal
+    import time
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    with directory_lock(tmp_path):
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child only waits
+            time.sleep(30)
+            os._exit(0)
+    try:
+        with directory_lock(tmp_path):
+            pass
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)

@@ -158,9 +158,10 @@ def local_model_dir(spec: str) -> Path | None:
     """The directory an ``hf:`` or ``vllm:`` spec loads its weights from, when it names one
     on this machine (a hub ID or the bundled model: None)."""
     kind, _, rest = spec.strip().partition(":")
-    if kind not in ("hf", "vllm") or not rest:
-        return None
-    path = Path(rest).expanduser()
+    target = rest.strip()  # as the agents read it
+    if kind.strip() not in ("hf", "vllm") or not target or target == "smollm2":
+        return None  # smollm2: the bundled model, whatever a directory of that name holds
+    path = Path(target).expanduser()
     return path if path.is_dir() else None
 
 
@@ -171,8 +172,15 @@ def model_fingerprint(spec: str) -> str | None:
     return files_fingerprint(directory)[:16] if directory is not None else None
 
 
+MODEL_FILE_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".gguf", ".ckpt"})
+"""The files that hold a model's weights: with its config.json, what the fingerprint reads (not
+a git index, a download cache's metadata or an evaluation written inside the folder, which
+change while the model does not)."""
+
+
 def files_fingerprint(directory: Path) -> str:
-    """A digest that changes when the files of a model directory do: names, sizes and 16
+    """A digest that changes when the weight files of a model directory do (and its
+    config.json; hidden folders are skipped): names, sizes and 16
     evenly spaced 64 KiB samples of each file (a retrained model saved to the same path differs
     in nearly every tensor; reading 1 MiB a file keeps a 15 GB model cheap), not modification
     times, which a copy or a backup changes."""
@@ -180,7 +188,9 @@ def files_fingerprint(directory: Path) -> str:
     files = sorted(
         f
         for f in directory.rglob("*")
-        if f.is_file() and not f.name.startswith(".") and f.suffix != ".md"
+        if f.is_file()
+        and (f.suffix in MODEL_FILE_SUFFIXES or f.name == "config.json")
+        and not any(part.startswith(".") for part in f.relative_to(directory).parts)
     )
     for file in files:
         size = file.stat().st_size

@@ -219,7 +219,7 @@ def evaluate(
                 built = make_agent(agent, **options) if isinstance(agent, str) else None
             except BaseException:
                 if created and all(p.name == LOCK_FILE for p in directory.iterdir()):
-                    (directory / LOCK_FILE).unlink()
+                    (directory / LOCK_FILE).unlink(missing_ok=True)  # none without fcntl
                     directory.rmdir()  # a misspelt agent leaves no empty --out behind
                 raise
         if built is not None:
@@ -353,7 +353,8 @@ def run_metadata(
         git_revision=old.git_revision if old is not None else revision,
         revisions=revisions,
         agent=agent,
-        model_fingerprint=model_fingerprint(agent),
+        # a rerun that loads nothing (the model moved away) keeps the fingerprint it had
+        model_fingerprint=model_fingerprint(agent) or (old.model_fingerprint if old else None),
         privileged=False,
         sampling=sampling,
         agent_options=agent_options,
@@ -455,7 +456,10 @@ def summarise_dir(directory: str | os.PathLike[str], *, write: bool = True) -> S
         raise FileNotFoundError(
             f"{directory}: no {METADATA_FILE} (not a tomgym eval directory){hint}"
         )
-    return finish(Path(directory), metadata, write=write)
+    if not write:
+        return finish(Path(directory), metadata, write=False)
+    with directory_lock(Path(directory)):  # it may rewrite results.jsonl: not during a run
+        return finish(Path(directory), metadata)
 
 
 def _version() -> str:

@@ -282,11 +282,16 @@ def directory_lock(directory: Path) -> Iterator[None]:
                 + (f" (process {holder})" if holder else "")
                 + ": wait for it to finish, then rerun to resume, or use another --out"
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        yield
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+            yield
+        finally:
+            # Released explicitly: a process forked meanwhile shares the open file, and closing
+            # ours alone would leave the directory locked while that child lives.
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 class ResultsStore:
@@ -342,11 +347,11 @@ class ResultsStore:
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:  # a full disk's error names no file
-            raise OSError(
-                exc.errno,
+            message = (
                 f"{exc.strerror or exc}: writing {self.path} (the records written before are "
-                "kept: rerun the command to resume once it can write)",
-            ) from exc
+                "kept: rerun the command to resume once it can write)"
+            )
+            raise (OSError(exc.errno, message) if exc.errno else OSError(message)) from exc
 
     def rewrite(self, records: Sequence[ResultRecord]) -> None:
         """Replace the file atomically (canonical order after a run)."""
