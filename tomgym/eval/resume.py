@@ -157,10 +157,14 @@ FINGERPRINT_CHUNK = 1 << 16
 def local_model_dir(spec: str) -> Path | None:
     """The directory an ``hf:`` or ``vllm:`` spec loads its weights from, when it names one
     on this machine (a hub ID or the bundled model: None)."""
-    kind, _, rest = spec.strip().partition(":")
-    target = rest.strip()  # as the agents read it
-    if kind.strip() not in ("hf", "vllm") or not target or target == "smollm2":
-        return None  # smollm2: the bundled model, whatever a directory of that name holds
+    from tomgym.agents.chat import model_target
+
+    kind = spec.partition(":")[0].strip()
+    if kind not in ("hf", "vllm"):
+        return None
+    target = model_target(spec, kind)  # as the agents read it
+    if target == "smollm2":
+        return None  # the bundled model, whatever a directory of that name holds
     path = Path(target).expanduser()
     return path if path.is_dir() else None
 

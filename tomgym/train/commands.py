@@ -288,10 +288,9 @@ def evaluate_only(args: argparse.Namespace) -> int:
 def stored_response_budget(config: Any) -> int | None:
     """The response budget a run's ``train_config.json`` trained with (OpenRLHF's preset, TRL's
     ``max_completion_length``), None when it records none."""
-    if not isinstance(config, dict):
-        return None
     for section, key in (("preset", "response_max_tokens"), ("grpo", "max_completion_length")):
-        value = config.get(section, {}).get(key) if isinstance(config.get(section), dict) else None
+        part = config.get(section) if isinstance(config, dict) else None
+        value = part.get(key) if isinstance(part, dict) else None
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None
