@@ -140,6 +140,7 @@ VLLM_ENGINE_OPTIONS = (
     "max_num_seqs",
     "enforce_eager",
     "tensor_parallel_size",
+    "revision",
 )
 """The vLLM engine arguments the vllm agent passes on (``vllm.LLM(...)``)."""
 OPENAI_SETTINGS = (
@@ -157,7 +158,7 @@ _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": (),
     "heuristic": ("fit_items",),
     "smollm2": ("device", "dtype", "num_threads"),
-    "hf": ("device", "dtype", "num_threads"),
+    "hf": ("device", "dtype", "num_threads", "revision"),
     "vllm": VLLM_ENGINE_OPTIONS,
     "openai": OPENAI_SETTINGS,
 }

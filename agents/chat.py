@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tomgym.agents.base import Episode
@@ -119,6 +121,39 @@ def chat_prompt(tokenizer: Any, episode: Episode) -> str:
         episode.messages, tokenize=False, add_generation_prompt=True
     )
     return str(text) + episode.prefill
+
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
+"""A hub commit hash: what a revision (a branch, a tag) points to at one moment, for good."""
+
+
+def hub_revision(spec: str, source: str, revision: str | None) -> str | None:
+    """The commit a hub model is loaded at: ``revision`` (a branch, tag or commit; default the
+    main branch) resolved to a commit now, so the tokenizer and the weights come from one commit
+    and a run can record which. None for a local model, or when neither the hub nor the local
+    cache knows the revision (the loader then says why); a revision given for a local model is
+    an error, as it would be silently ignored."""
+    if source != "hub":
+        if revision:
+            raise ValueError(
+                f"agent {spec!r}: the revision option applies to a hub ID ('org/name'), and "
+                "this spec names a local model"
+            )
+        return None
+    if revision and COMMIT.fullmatch(revision):
+        return revision
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(
+            model_target(spec, spec.partition(":")[0].strip()),
+            revision=revision,
+            allow_patterns=["config.json"],
+        )
+    except Exception:  # unknown repo, no network and not cached: the loader's error says which
+        return revision
+    name = Path(folder).name  # the hub cache keeps a snapshot per commit: snapshots/<commit>/
+    return name if COMMIT.fullmatch(name) else revision
 
 
 def model_target(spec: str, kind: str) -> str:

@@ -20,6 +20,7 @@ from tomgym.agents.base import Episode, Response
 from tomgym.agents.chat import (
     Sampling,
     chat_prompt,
+    hub_revision,
     item_seed,
     model_target,
     prompt_token_ids,
@@ -126,6 +127,7 @@ class HFAgent:
     device: str | None = None
     dtype: str | None = None
     num_threads: int | None = None
+    revision: str | None = None
     privileged: bool = False
     load_seconds: float = 0.0
     model: Any = field(default=None, repr=False)
@@ -139,12 +141,13 @@ class HFAgent:
         if self.num_threads and self.device == "cpu":
             # Process-wide: on a busy machine one thread beats OpenMP threads spinning for cores.
             torch.set_num_threads(self.num_threads)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_path)
+        pinned = {"revision": self.revision} if self.revision else {}
+        tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_path, **pinned)
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         model = transformers.AutoModelForCausalLM.from_pretrained(
-            self.model_path, dtype=getattr(torch, self.dtype)
+            self.model_path, dtype=getattr(torch, self.dtype), **pinned
         )
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
@@ -233,6 +236,7 @@ class HFAgent:
             "spec": self.spec,
             "model": self.model_path,
             "source": self.source,
+            "revision": self.revision,
             "device": self.device,
             "dtype": self.dtype,
             "num_threads": self.num_threads,
@@ -275,10 +279,12 @@ class RowSampler:
 
 def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
     """``smollm2`` or ``hf:<hub id or path>``; options: ``temperature``, ``top_p``,
-    ``max_new_tokens``, ``seed``, ``batch_size``, ``device``, ``dtype``, ``num_threads`` (CPU)."""
+    ``max_new_tokens``, ``seed``, ``batch_size``, ``device``, ``dtype``, ``num_threads`` (CPU),
+    ``revision`` (a hub ID's branch, tag or commit: loaded at the commit it points to now)."""
     require_hf()
     start = time.perf_counter()
     path, source = resolve_model(spec)
+    revision = hub_revision(spec, source, options.get("revision"))
     resolve_seconds = time.perf_counter() - start
     return HFAgent(
         spec=spec.strip(),
@@ -288,5 +294,6 @@ def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
         device=options.get("device"),
         dtype=options.get("dtype"),
         num_threads=int(options["num_threads"]) if options.get("num_threads") else None,
+        revision=revision,
         load_seconds=resolve_seconds,
     )

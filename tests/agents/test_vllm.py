@@ -113,6 +113,32 @@ def test_smollm2_spec_serves_the_cached_safetensors(monkeypatch: pytest.MonkeyPa
     assert agent.describe()["source"] == "cache"
 
 
+def test_a_hub_model_is_pinned_to_the_commit_its_revision_points_to(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The engine loads weights and tokenizer at one commit, which the run records; the hub is
+    a local cache in the hub's layout (offline), the engine a stand-in (no vLLM here)."""
+    import huggingface_hub.constants
+
+    calls: dict[str, Any] = {}
+    fake_vllm(monkeypatch, calls)
+    repo = tmp_path / "models--some--model"
+    commit, other = "3" * 40, "4" * 40
+    (repo / "snapshots" / commit).mkdir(parents=True)
+    (repo / "snapshots" / commit / "config.json").write_text("{}")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    agent = make_agent("vllm:some/model")
+    assert calls["engine"]["revision"] == calls["engine"]["tokenizer_revision"] == commit
+    assert agent.describe()["revision"] == commit  # what a resumed run compares
+    make_agent("vllm:some/model", revision=other)  # a commit is taken as it is
+    assert calls["engine"]["revision"] == other
+    with pytest.raises(ValueError, match="applies to a hub ID"):
+        make_agent(f"vllm:{repo / 'snapshots' / commit}", revision="main")
+
+
 def test_cpu_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
     assert vllm.engine_defaults({"max_new_tokens": 5}, cpu=False) == {}

@@ -16,6 +16,7 @@ from tomgym.eval.store import (
     RunFileError,
     RunInProgressError,
     directory_lock,
+    read_metadata,
 )
 
 ENVS = ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"]
@@ -225,6 +226,59 @@ def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
     assert model_fingerprint(spec) != before
     with pytest.raises(RunConflictError, match="model files"):
         evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
+
+
+def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hf:org/name resumed after its main branch moved on upstream: items 0-1 came from one
+    commit and 2-3 would have come from the next, under one summary. The hub is a local cache
+    in the hub's own layout (offline: no network here); the rerun is refused naming the
+    commit, and pinning that commit, as the message says, finishes the run with its weights."""
+    torch = pytest.importorskip("torch")
+    import huggingface_hub.constants
+    import transformers
+    from tomgym.agents.base import make_agent
+
+    from tests.train.helpers import tiny_llama
+
+    repo = tmp_path / "hub" / "models--tomgym-test--tiny"
+    first, second = "1" * 40, "2" * 40
+    tiny_llama(repo / "snapshots" / first)
+    shutil.copytree(repo / "snapshots" / first, repo / "snapshots" / second)
+    retrained = transformers.AutoModelForCausalLM.from_pretrained(repo / "snapshots" / second)
+    with torch.no_grad():
+        for parameter in retrained.parameters():
+            parameter.add_(0.01)
+    retrained.save_pretrained(repo / "snapshots" / second)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(first)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    spec, out = "hf:tomgym-test/tiny", tmp_path / "run"
+
+    evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=out, quiet=True)
+    assert read_metadata(out).agent_description["revision"] == first
+    (repo / "refs" / "main").write_text(second)  # the branch moved on
+    with pytest.raises(RunConflictError, match=f"loaded at {second}.*revision={first}"):
+        evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
+    evaluate(
+        spec,
+        ENVS[:1],
+        n=4,
+        max_new_tokens=2,
+        out=out,
+        quiet=True,
+        agent_options={"revision": first},
+    )
+    assert len(ResultsStore(out).load()) == 4
+    assert read_metadata(out).agent_description["revision"] == first
+    pinned = make_agent(spec, revision=first).model.state_dict()  # type: ignore[attr-defined]
+    moved = make_agent(spec).model.state_dict()  # type: ignore[attr-defined]
+    name = next(iter(pinned))
+    assert not torch.equal(pinned[name], moved[name])
+    with pytest.raises(ValueError, match="applies to a hub ID"):
+        make_agent("hf:smollm2", revision=first)
 
 
 def test_a_disk_that_fails_a_write_is_named_and_not_hidden_by_the_summary(

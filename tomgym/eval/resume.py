@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from tomgym.eval.store import EnvPlan, ResultRecord, RunMetadata
 from tomgym.eval.targets import EnvTarget, order_for
@@ -174,6 +175,20 @@ def model_fingerprint(spec: str) -> str | None:
     ``vllm:`` spec loads; None for other agents."""
     directory = local_model_dir(spec)
     return files_fingerprint(directory)[:16] if directory is not None else None
+
+
+def revision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | None:
+    """Why the agent just loaded cannot finish a directory's run: its hub model is at another
+    commit than the records were made with (the branch moved on upstream, or another revision
+    was asked for); None when the commits agree or either is unknown."""
+    before, now = stored.get("revision"), loaded.get("revision")
+    if not before or not now or before == now:
+        return None
+    return (
+        f"model revision: {loaded.get('model')} loaded at {now} here, {before} in the "
+        f"directory; to finish the run with its own weights, pass --agent-option "
+        f"revision={before}"
+    )
 
 
 MODEL_FILE_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".gguf", ".ckpt"})

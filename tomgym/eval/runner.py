@@ -22,6 +22,7 @@ from tomgym.eval.resume import (
     keep_stored_split,
     model_fingerprint,
     prepare_out,
+    revision_conflict,
     stored_plans,
 )
 from tomgym.eval.scoring import longest_prompt_first, run_batch
@@ -223,8 +224,12 @@ def evaluate(
                     directory.rmdir()  # a misspelt agent leaves no empty --out behind
                 raise
         if built is not None:
+            described = built.describe()
+            moved = revision_conflict(old.agent_description, described) if old else None
+            if moved:
+                raise RunConflictError(f"{directory} holds a different run: {moved}")
             metadata = metadata.model_copy(
-                update={"agent_description": built.describe(), "privileged": built.privileged}
+                update={"agent_description": described, "privileged": built.privileged}
             )
         elif old is not None:
             metadata = metadata.model_copy(

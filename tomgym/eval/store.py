@@ -140,6 +140,11 @@ class EnvPlan(BaseModel):
         return planned_indices(self.items, self.n, self.size)
 
 
+def without_revision(options: dict[str, Any]) -> dict[str, Any]:
+    """Agent options less ``revision``, which names a hub model's commit another way."""
+    return {k: v for k, v in options.items() if k != "revision"}
+
+
 class RunMetadata(BaseModel):
     """What produced a results directory; a resumed run must agree on what matters."""
 
@@ -207,10 +212,12 @@ class RunMetadata(BaseModel):
             problems.append(
                 f"sampling {key}: {here[key]:g} here, {there.get(key, 0):g} in the directory"
             )
-        if self.agent_options != other.agent_options:
-            problems.append(
-                f"agent options: {self.agent_options} here, {other.agent_options} in the directory"
-            )
+        # A hub model's revision option is compared as the commit it loaded (resume.revision_
+        # conflict): pinning the directory's own commit, as that message says to, finishes it.
+        mine = without_revision(self.agent_options)
+        stored = without_revision(other.agent_options)
+        if mine != stored:
+            problems.append(f"agent options: {mine} here, {stored} in the directory")
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
