@@ -281,6 +281,37 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
         make_agent("hf:smollm2", revision=first)
 
 
+def test_records_of_items_that_changed_since_are_not_resumed(tmp_path: Path) -> None:
+    """A data file whose labels were fixed (or whose rows were re-sorted) after a run: the
+    rerun into the same --out kept the old verdicts for the new items (accuracy 0.0 where the
+    fixed labels give 1.0)."""
+    import tomgym
+    from tests.train.helpers import readme_items
+
+    env_id, out = "Test-Runner-Edited-v0", tmp_path / "run"
+    items = readme_items(4)
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        fixed = [dict(item, answer="basket") for item in items]
+        tomgym.register_tom_env(env_id, items=fixed, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"index 0: gold answer was 'box', now 'basket'"):
+            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        resorted = [items[1], items[0], *items[2:]]
+        tomgym.register_tom_env(env_id, items=resorted, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"index 0: was item 'q0', now 'q1'"):
+            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        reworded = [dict(item, question="Where does Ann look?") for item in items]
+        tomgym.register_tom_env(env_id, items=reworded, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"prompt .* changed.*and 1 more"):
+            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        tomgym.register_tom_env(env_id, items=items, overwrite=True)  # as it was: resumes
+        summary = evaluate("heuristic:first", [env_id], n=4, out=out, quiet=True)
+        assert summary.envs[env_id].n == 4
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
 def test_a_disk_that_fails_a_write_is_named_and_not_hidden_by_the_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,12 +7,12 @@ import hashlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tomgym.eval.store import EnvPlan, ResultRecord, RunMetadata
+from tomgym.eval.store import RESULTS_FILE, EnvPlan, ResultRecord, RunMetadata
 from tomgym.eval.targets import EnvTarget, order_for
 
 
@@ -138,6 +138,54 @@ def stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPla
     ours = {p.env_id for p in current}
     stored = {p.env_id: p for p in [*old.stored_envs, *old.envs] if p.env_id not in ours}
     return list(stored.values())
+
+
+def changed_items(
+    target: EnvTarget, records: Mapping[tuple[str, int], ResultRecord], done: set[tuple[str, int]]
+) -> list[str]:
+    """The finished records of ``target`` whose item is not the one its env serves at their
+    index now (another id, gold answer or prompt: a data file edited or re-sorted, another
+    generator or prompt version), one line each. Resuming would count their old verdicts as
+    answers to the new items."""
+    env = target.env
+    if env is None:
+        return []
+    lines = []
+    for index in target.indices():
+        record = records.get(key := (target.env_id, index))
+        if record is None or key not in done:
+            continue
+        prompt, _ = env.reset(options={"index": index})
+        item = env.current_item
+        assert item is not None
+        if record.item_id != item.id:
+            what = f"was item {record.item_id!r}, now {item.id!r}"
+        elif record.gold is not None and record.gold != item.gold_text:
+            what = f"gold answer was {record.gold!r}, now {item.gold_text!r}"
+        elif record.prompt and record.prompt != prompt:
+            what = "its prompt (story, question or instructions) changed"
+        else:
+            continue
+        lines.append(f"{target.env_id} index {index}: {what}")
+    return lines
+
+
+def check_items_unchanged(
+    directory: Path,
+    targets: Iterable[EnvTarget],
+    records: Mapping[tuple[str, int], ResultRecord],
+    done: set[tuple[str, int]],
+) -> None:
+    """A RunConflictError naming the first few finished records whose item changed."""
+    changed = [line for target in targets for line in changed_items(target, records, done)]
+    if not changed:
+        return
+    more = f"; and {len(changed) - 3} more" if len(changed) > 3 else ""
+    raise RunConflictError(
+        f"{directory} holds records of other items than the envs serve now, so their verdicts "
+        f"would be counted for the new items: {'; '.join(changed[:3])}{more}. Use another "
+        f"--out, or delete {RESULTS_FILE} there to ask every item again"
+    )
 
 
 def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], ResultRecord]:

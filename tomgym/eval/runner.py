@@ -16,6 +16,7 @@ from tomgym.eval.resume import (
     OutputDirError,
     RunConflictError,
     best_records,
+    check_items_unchanged,
     git_revision,
     keep_stored_marking,
     keep_stored_order,
@@ -204,6 +205,7 @@ def evaluate(
             for key, record in best.items()
             if not record.failed and not (retry_unanswered and record.error)
         }
+        check_items_unchanged(directory, targets, best, done)
         pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
         if old is not None and old.seed_scheme != metadata.seed_scheme:
             if sampled and any(pending.values()):
