@@ -540,20 +540,52 @@ def story_places(story: str) -> frozenset[str]:
     )
 
 
-def names_other_place(
+NOT_NAMES = frozenset(
+    {"the", "a", "an", "she", "he", "they", "it", "we", "i", "you", "her", "his", "their", "its",
+     "my", "our", "your", "this", "that", "these", "those", "there", "here", "then", "after",
+     "before", "later", "when", "while", "as", "at", "in", "on", "to", "for", "with", "from",
+     "by", "of", "into", "meanwhile", "finally", "first", "next", "now", "so", "but", "and", "or",
+     "yes", "no", "not", "what", "where", "who", "whom", "whose", "why", "how", "which", "one",
+     "some", "all", "both", "each", "every", "if", "because", "since", "though", "although",
+     "during", "once", "soon", "suddenly", "today", "yesterday", "tomorrow", "everyone",
+     "someone", "nobody", "none", "also", "just", "only", "still", "however", "afterwards",
+     "eventually", "well", "oh", "ok", "okay", "hi", "hello", "thanks", "sure", "mr",
+     "mrs", "ms", "dr", "sir", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
+     "august", "september", "october", "november", "december", "do", "does", "did", "is", "are",
+     "was", "were", "will", "would", "can", "could", "should", "let", "please", "maybe"}
+)  # fmt: skip
+"""Capitalised words that open sentences and are nobody's name."""
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+@functools.lru_cache(maxsize=4096)
+def story_names(story: str, question: str = "") -> frozenset[str]:
+    """The story's names, lower-cased: its capitalised words that are not sentence openers
+    (``NOT_NAMES``), less the words of the question (an answer may repeat whom it asks about)."""
+    asked = set(words(question))
+    return frozenset(
+        name
+        for name in (match.lower() for match in _CAPITALISED.findall(story))
+        if name not in NOT_NAMES and name not in asked
+    )
+
+
+def names_other_entity(
     answer: str,
     tokens: Sequence[str],
     gold_phrases: Sequence[tuple[str, ...]],
-    places: frozenset[str],
+    entities: frozenset[str],
 ) -> bool:
-    """Whether a free-text answer whose gold is a place of the story also names another place
-    of it, outside the gold's mentions and not excluded ("box basket", "box -> basket")."""
-    if not any(phrase[0] in places for phrase in gold_phrases):
-        return False  # the gold is not one of the story's places: nothing to compare with
+    """Whether a free-text answer whose gold is one of the story's ``entities`` (its places, or
+    its names) also names another of them, outside the gold's mentions and not excluded ("box
+    basket", "box -> basket", "Ann Bob Carl")."""
+    if not any(phrase[0] in entities for phrase in gold_phrases):
+        return False  # the gold is not one of them: nothing to compare with
     covered = {i for s, e in _phrase_spans(tokens, gold_phrases) for i in range(s, e)}
-    others = {t for i, t in enumerate(tokens) if i not in covered and t in places}
+    others = {t for i, t in enumerate(tokens) if i not in covered and t in entities}
     others -= {w for phrase in gold_phrases for w in phrase}
-    return any(not excluded(answer, [(place,)]) for place in others)
+    return any(not excluded(answer, [(entity,)]) for entity in others)
 
 
 def judge_text(
@@ -562,9 +594,11 @@ def judge_text(
     candidates: Sequence[str] = (),
     aliases: Sequence[str] = (),
     places: frozenset[str] = frozenset(),
+    names: frozenset[str] = frozenset(),
 ) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate; with no
-    candidates, no other of the story's ``places`` either when the gold is one of them."""
+    candidates, no other of the story's ``places`` either when the gold is one of them, and no
+    other of its ``names`` when the gold is one of those."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)
@@ -586,8 +620,10 @@ def judge_text(
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
         if lists_alternatives(answer, [gold, *aliases], gold_phrases):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
-        if places and names_other_place(answer, tokens, gold_phrases, places):
+        if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
+        if names and names_other_entity(answer, tokens, gold_phrases, names):
+            return Judgement(False, "several_candidates", "the answer names another person")
     if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
         return Judgement(False, "wrong", "negates the gold phrase")
     if places_only and not _phrase_spans(tokens, as_written):

@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 
+from tomgym.answers import story_names, story_places, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.rewards import gold_response, score_response
@@ -54,10 +55,31 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         responses["gold_excluded"] = f"<think>x</think><answer>anywhere except the {gold}</answer>"
     if item.answer_type == "text" and not others:
         responses["gold_or_elsewhere"] = f"<think>x</think><answer>{gold} or elsewhere</answer>"
+    if item.answer_type == "text" and not others:
+        responses.update(story_entity_lists(item))
     if not others:
         responses.pop("all_candidates")
         responses.pop("megabyte_of_candidates")
     return responses
+
+
+def story_entity_lists(item: ToMItem) -> dict[str, str]:
+    """For a free-text item without candidates whose gold is one of the story's names (or
+    places): the gold among a few other names (places) of the story, joined by spaces only."""
+    gold = item.gold_text
+    first = words(gold)[:1]
+    lists = {}
+    kinds = (
+        ("names", story_names(item.story, item.question)),
+        ("places", story_places(item.story)),
+    )
+    for kind, entities in kinds:
+        rest = sorted(entities - set(words(gold)))[:4]
+        if first and first[0] in entities and rest:
+            lists[f"story_{kind}_spaced"] = (
+                f"<think>x</think><answer>{' '.join([*rest, gold])}</answer>"
+            )
+    return lists
 
 
 @dataclass

@@ -18,6 +18,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
+    story_names,
     story_places,
     with_prefill,
 )
@@ -113,8 +114,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         elif item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
         else:
-            places = story_places(item.story) if not item.candidates else frozenset()
-            j = judge_text(answer, item.answer, item.candidates, item.aliases, places)
+            places = names = frozenset[str]()
+            if not item.candidates:  # nothing to compare with but the story's own places, names
+                places, names = story_places(item.story), story_names(item.story, item.question)
+            j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names)
     return j.correct, j.verdict, j.detail
 
 

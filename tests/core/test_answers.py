@@ -329,3 +329,39 @@ def test_exclusions_of_another_candidate_and_nowhere_but_affirm_the_gold(affirme
     assert judge_choice("the basket rather than the box", "box", ["box", "basket"]).verdict == (
         "wrong"
     )
+
+
+WHO_STORY = "Ann put the ball in the box. Ann left. Bob moved the ball. Then Carl came in."
+
+
+@pytest.mark.parametrize(
+    "hack",
+    ["Ann Bob Carl", "Ann otherwise Bob otherwise Carl", "Ann unless Bob unless Carl",
+     "Ann with Bob with Carl", "Bob Carl"],
+)  # fmt: skip
+def test_a_free_text_name_gold_refuses_the_story_s_other_names_however_joined(hack: str) -> None:
+    """Free-text items without candidates (a user's "Who...?" data): the story's names joined by
+    spaces or words the list check does not split on scored correct for every gold."""
+    for gold in ("Ann", "Bob", "Carl"):
+        item = ToMItem(id="w", story=WHO_STORY, question="Who moved the ball?", answer=gold,
+                       answer_type="text")
+        if gold.lower() in hack.lower().split():
+            assert score_response(fmt(hack), item).verdict == "several_candidates", (hack, gold)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Bob", "Bob moved it", "It was Bob.", "Bob, not Ann", "Bob did, after Ann left the room",
+     "Then Bob"],
+)  # fmt: skip
+def test_a_free_text_name_gold_keeps_plain_answers_and_the_question_s_own_names(
+    answer: str,
+) -> None:
+    item = ToMItem(id="w", story=WHO_STORY, question="Who moved the ball?", answer="Bob",
+                    answer_type="text")
+    judged = score_response(fmt(answer), item)
+    # "after Ann left" names Ann as part of the story, not as an answer: refused, as a list is
+    assert judged.correct == ("Ann left" not in answer), (answer, judged.verdict)
+    asked = ToMItem(id="w", story=WHO_STORY, question="Whom did Ann see?", answer="Bob",
+                     answer_type="text")
+    assert score_response(fmt("Ann saw Bob"), asked).correct  # Ann is the question's
