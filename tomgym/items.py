@@ -90,6 +90,8 @@ class ToMItem(BaseModel):
             raise ValueError("candidates: candidates contain duplicates")
         if any(not c.strip() for c in self.candidates):
             raise ValueError("candidates: a candidate is empty")
+        if self.answer_type == "choice":
+            self._distinct_as_read()
         if self.candidates and self.answer_type in ("choice", "text") and self._gold_only():
             raise ValueError(
                 f"candidates: {list(self.candidates)} holds only the gold answer, which "
@@ -97,6 +99,20 @@ class ToMItem(BaseModel):
                 "nothing else to choose from is free text: answer_type 'text', no candidates"
             )
         return self
+
+    def _distinct_as_read(self) -> None:
+        """Choice candidates that read as one answer ("Box" and "box", "the box" and "box",
+        "blue_box" and "blue box"): no response could name the gold alone, and the judge would
+        credit whichever comes first."""
+        seen: dict[tuple[str, ...], str] = {}
+        for candidate in self.candidates:
+            first = seen.setdefault(phrase_of(candidate), candidate)
+            if first != candidate:
+                raise ValueError(
+                    f"candidates: {first!r} and {candidate!r} read as the same answer (case, "
+                    "articles, underscores and punctuation aside), so no response could name "
+                    "one without the other; keep one of them"
+                )
 
     def _gold_only(self) -> bool:
         """Whether every candidate reads as the gold answer or one of its aliases."""

@@ -24,6 +24,10 @@ def test_good_item() -> None:
         ({"colour": "red"}, "field 'colour'"),
         ({"answer_type": "essay"}, "field 'answer_type'"),
         ({"candidates": ["x", "x"]}, "duplicates"),
+        # the same answer as read: the judge credited the first, so the gold could never score
+        ({"candidates": ["X", "x", "y"]}, "'X' and 'x' read as the same answer"),
+        ({"candidates": ["x", "the x", "y"]}, "'x' and 'the x' read as the same answer"),
+        ({"answer": "blue_x", "candidates": ["y", "blue x", "blue_x"]}, "read as the same"),
         ({"candidates": ["x"]}, "holds only the gold answer"),
         ({"answer_type": "text", "candidates": ["the X"]}, "holds only the gold answer"),
     ],
