@@ -6,7 +6,10 @@ Every bad row is reported by line and field, and nothing is registered unless al
 from __future__ import annotations
 
 import csv
+import difflib
+import inspect
 import json
+import math
 import numbers
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -78,6 +81,8 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[RowProblem], str]:
     kind = SUFFIXES.get(file.suffix.lower())
     if kind is None:
         raise ValueError(f"{file}: unknown file type {file.suffix!r}; use .jsonl, .csv or .parquet")
+    if file.is_dir():
+        raise IsADirectoryError(f"{file} is a directory, not a data file")
     if not file.is_file():
         raise FileNotFoundError(f"{file} does not exist")
     if kind == "parquet":
@@ -126,34 +131,67 @@ def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
     return rows, problems
 
 
+CSV_FIELD_LIMIT = 1 << 30
+"""The longest CSV field read (the csv module's default, 128 KiB, is shorter than some stories)."""
+
+
 def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
-    """Rows numbered by the line they start on (a quoted field may span lines)."""
+    """Rows numbered by the line they start on (a quoted field may span lines). Blank lines
+    before the header are skipped; a quote that is never closed, or text after a closing quote,
+    is an error at its line (a lenient reader would merge the following rows into the field)."""
     rows: list[Row] = []
     problems: list[RowProblem] = []
-    with file.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a BOM
-        reader = csv.reader(fh)
-        header = next(reader, None) or []
-        twice = sorted({c for c in header if header.count(c) > 1})
-        if twice:  # dict(zip(...)) would keep the last one without a word
-            named = ", ".join(map(repr, twice))
-            problem = RowProblem("line 1", "<header>", f"column {named} appears more than once")
-            return [], [problem]
-        last = reader.line_num
-        for values in reader:
-            number, last = last + 1, reader.line_num
-            if not values:
-                continue
-            if len(values) != len(header):  # a short row would silently lose its last fields
-                more, fewer = len(values) - len(header), len(header) - len(values)
-                message = (
-                    f"{more} more value(s) than columns"
-                    if more > 0
-                    else f"{fewer} fewer value(s) than the {len(header)} columns"
-                )
-                problems.append(RowProblem(f"line {number}", "<row>", message))
-                continue
-            rows.append((number, dict(zip(header, values, strict=False))))
+    limit = csv.field_size_limit(CSV_FIELD_LIMIT)
+    try:
+        with file.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a BOM
+            reader = csv.reader(fh, strict=True)
+            try:
+                header = next((values for values in reader if values), [])
+            except csv.Error as exc:
+                return [], [_csv_problem(reader.line_num, exc)]
+            twice = sorted({c for c in header if header.count(c) > 1})
+            if twice:  # dict(zip(...)) would keep the last one without a word
+                named = ", ".join(map(repr, twice))
+                hint = " (a trailing separator makes an empty column)" if "" in twice else ""
+                message = f"column {named} appears more than once{hint}"
+                return [], [RowProblem(f"line {reader.line_num}", "<header>", message)]
+            header_line = last = reader.line_num
+            while True:
+                try:
+                    values = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as exc:
+                    problems.append(_csv_problem(last + 1, exc))
+                    break  # where the next row starts is unknown
+                number, last = last + 1, reader.line_num
+                if not values:
+                    continue
+                if len(values) != len(header):  # a short row would silently lose fields
+                    more, fewer = len(values) - len(header), len(header) - len(values)
+                    message = (
+                        f"{more} more value(s) than columns"
+                        if more > 0
+                        else f"{fewer} fewer value(s) than the {len(header)} columns"
+                    )
+                    if len(header) == 1:  # a title or comment line taken for the header
+                        message += f" (the header, line {header_line}, is {header[0]!r} alone)"
+                    problems.append(RowProblem(f"line {number}", "<row>", message))
+                    continue
+                rows.append((number, dict(zip(header, values, strict=False))))
+    finally:
+        csv.field_size_limit(limit)
     return rows, problems
+
+
+def _csv_problem(line: int, exc: csv.Error) -> RowProblem:
+    """A row the csv module cannot read, most often a quote left open."""
+    return RowProblem(
+        f"line {line}",
+        "<row>",
+        f"not valid CSV ({exc}): a quoted field must end with a quote followed by a separator "
+        'or the line\'s end, and a quote inside it is written twice ("")',
+    )
 
 
 def _read_parquet(file: Path) -> list[Row]:
@@ -227,7 +265,13 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
+    """No value: None, blank text, or a float NaN (pandas' and parquet's missing value, which
+    would otherwise reach the item as the text "nan")."""
+    return (
+        value is None
+        or (isinstance(value, str) and not value.strip())
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def _fields(
@@ -310,6 +354,10 @@ def items_from_rows(
     missing = [f for f in REQUIRED if f not in mapping]
     if missing:
         raise ValueError(f"the mapping needs a column for {', '.join(missing)}")
+    shared = {c: [f for f, col in mapping.items() if col == c] for c in mapping.values()}
+    for column, sharing in shared.items():
+        if len(sharing) > 1:  # the story shown as the question, say, with the story unused
+            raise ValueError(f"column {column!r} is mapped to {' and '.join(sharing)}: one each")
     numbered = [r if isinstance(r, tuple) else (n, r) for n, r in enumerate(rows, 1)]
     columns = list(dict.fromkeys(key for _, row in numbered for key in row))
     absent = [(f, c) for f, c in mapping.items() if c not in columns]
@@ -460,6 +508,22 @@ def _number(where: str) -> int:
     return int(tail) if tail.isdigit() else -1
 
 
+def _check_spec_keywords(spec: Mapping[str, Any]) -> None:
+    """A keyword neither a column nor a registration argument, named with the closest of both
+    (``candidate=`` failed inside register_tom_env, a function the user never called)."""
+    accepted = set(inspect.signature(register_tom_env).parameters) - {"env_id", "items"}
+    unknown = sorted(k for k in spec if k not in accepted)
+    if not unknown:
+        return
+    known = sorted({*FIELDS, "family", "usage", "held_out", "candidates_sep", *accepted})
+    close = difflib.get_close_matches(unknown[0], known, n=1)
+    hint = f"; did you mean {close[0]}=?" if close else ""
+    raise TypeError(
+        f"register_from_file got an unexpected keyword argument {unknown[0]!r}{hint} (columns: "
+        f"{', '.join(FIELDS)}; registration: {', '.join(sorted(accepted - set(FIELDS)))})"
+    )
+
+
 def register_from_file(
     path: str | Path,
     env_id: str,
@@ -489,6 +553,7 @@ def register_from_file(
     :func:`tomgym.register_tom_env`.
     Raises :class:`DataFileError` listing every bad row; then nothing is registered.
     """
+    _check_spec_keywords(spec)
     mapping = column_mapping(
         story=story,
         question=question,

@@ -384,3 +384,64 @@ def test_a_sentence_answer_starting_with_yes_or_no_is_judged_as_yes_no(
     first, second = load_file_items(write_jsonl(tmp_path / "yn.jsonl", rows), env_id,
                                     column_mapping())  # fmt: skip
     assert (first.answer_type, second.answer_type) == ("yes_no", "text")
+
+
+def test_a_quote_left_open_is_an_error_at_its_line_not_rows_merged(tmp_path: Path) -> None:
+    """A lenient reader merged the following rows into the open field: the item's own question
+    and gold sat in its story, the next row was gone, and the file registered."""
+    path = tmp_path / "open.csv"
+    path.write_text(
+        'story,question,answer\n"Ann said ""hi"" and left,Where?,box\n'
+        '"Bob put it in the box.",Where?,box\nCid left.,Where?,box\n'
+    )
+    with pytest.raises(DataFileError, match=r"line 2: field '<row>': not valid CSV"):
+        load_file_items(path, "X-v0", column_mapping())
+    never_closed = tmp_path / "never.csv"
+    never_closed.write_text('story,question,answer\nA.,Where?,box\n"B.,Where?,box\n')
+    with pytest.raises(DataFileError, match=r"line 3: .*not valid CSV \(unexpected end of data"):
+        load_file_items(never_closed, "X-v0", column_mapping())
+
+
+def test_long_csv_fields_blank_leading_lines_and_a_title_line(tmp_path: Path) -> None:
+    """A 180 KB story crashed with the csv module's field limit; a blank first line was taken
+    for the header; a title line gave "more values than columns" with no hint why."""
+    story = "Ann put the ball in the box. " * 6000
+    path = tmp_path / "long.csv"
+    path.write_text(f'\n\nstory,question,answer\n"{story}",Where?,box\n')
+    (item,) = load_file_items(path, "X-v0", column_mapping())
+    assert item.story == story.strip()
+    titled = tmp_path / "titled.csv"
+    titled.write_text("# my data v2\nstory,question,answer\nA.,Where?,box\n")
+    with pytest.raises(DataFileError, match=r"the header, line 1, is '# my data v2' alone"):
+        load_file_items(titled, "X-v0", column_mapping())
+    renamed = tmp_path / "dir.csv"
+    renamed.mkdir()
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        load_file_items(renamed, "X-v0", column_mapping())
+
+
+def test_nan_is_a_missing_value_not_the_text_nan(tmp_path: Path) -> None:
+    """pandas writes a missing answer as NaN (JSONL) or a float NaN (parquet): it registered
+    with gold 'nan', and <answer>nan</answer> scored correct."""
+    path = tmp_path / "nan.jsonl"
+    path.write_text(
+        '{"story": "A.", "question": "Where?", "answer": NaN}\n'
+        '{"story": "B.", "question": "Where?", "answer": "box", "order": NaN}\n'
+    )
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(path, "X-v0", column_mapping(order="order"))
+    assert [str(p) for p in caught.value.problems] == [
+        "line 1: field 'answer': column 'answer' is empty"
+    ]
+
+
+def test_one_column_mapped_to_two_fields_is_refused() -> None:
+    rows = [{"story": "A.", "question": "Where?", "answer": "box"}]
+    with pytest.raises(ValueError, match="column 'question' is mapped to story and question"):
+        items_from_rows(rows, column_mapping(story="question"), "rows")
+
+
+def test_a_misspelt_keyword_names_register_from_file_and_the_likely_one(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "rows.csv", ROWS)
+    with pytest.raises(TypeError, match=r"register_from_file .* 'candidate'; did you mean cand"):
+        register_from_file(path, "Typo-v0", story="text", candidate="opts")  # type: ignore[call-arg]
