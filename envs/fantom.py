@@ -95,6 +95,8 @@ def _part_items(part: dict[str, Any], context: Context, seed: str) -> list[dict[
                     "question_type": q.get("question_type"),
                     "tom_type": q.get("tom_type"),
                     "missed_info_accessibility": q.get("missed_info_accessibility"),
+                    # the question shows them so: "(b)" answers with the second option
+                    "option_labels": {"a": options[0], "b": options[1]},
                 },
             )
         )

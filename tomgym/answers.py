@@ -588,6 +588,33 @@ def names_other_entity(
     return any(not excluded(answer, [(entity,)]) for entity in others)
 
 
+@functools.lru_cache(maxsize=64)
+def _label_patterns(labels: tuple[str, ...]) -> re.Pattern[str]:
+    """Where an answer names an option by its label: "(b)", "option b", or "b" / "b)" / "b."
+    as the whole answer or its opening."""
+    alternatives = "|".join(re.escape(label) for label in labels)
+    return re.compile(
+        rf"\(\s*(?P<paren>{alternatives})\s*\)"
+        rf"|\b(?:option|choice|answer)\s*:?\s*(?P<named>{alternatives})\b"
+        rf"|^\s*(?P<opening>{alternatives})(?:\s*$|[.)]\s|[.)]$)",
+        re.IGNORECASE,
+    )
+
+
+def expand_option_labels(answer: str, labels: Mapping[str, str]) -> str:
+    """The answer with each option label it uses ("(b)", "option b", a lone "b") replaced by
+    that option's text, for questions that show their candidates as "(a) ... (b) ...": "(b)"
+    then names the option, and "(a) or (b)" names both."""
+    pattern = _label_patterns(tuple(labels))
+    by_label = {label.lower(): text for label, text in labels.items()}
+
+    def option(match: re.Match[str]) -> str:
+        label = match.group("paren") or match.group("named") or match.group("opening")
+        return f" {by_label[label.lower()]} "
+
+    return pattern.sub(option, answer)
+
+
 def judge_text(
     answer: str,
     gold: str,

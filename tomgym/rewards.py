@@ -13,6 +13,7 @@ from tomgym.answers import (
     THINK_CLOSE,
     THINK_OPEN,
     Verdict,
+    expand_option_labels,
     judge_choice,
     judge_names,
     judge_text,
@@ -110,6 +111,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     else:
         assert isinstance(item.answer, str)
         if item.answer_type == "choice":
+            labels = item.metadata.get("option_labels")
+            if isinstance(labels, dict) and labels:  # "(a) ... (b) ..." in the question
+                answer = expand_option_labels(answer, labels)
             j = judge_choice(answer, item.answer, item.candidates, item.aliases)
         elif item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)

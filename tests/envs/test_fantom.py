@@ -149,3 +149,21 @@ def test_fantom_envs_pass_the_conformance_checks_on_the_fixture(release):
             assert report.ok, report.problems
     finally:
         set_data_root(None)
+
+
+def test_a_belief_option_may_be_answered_by_its_label(release):
+    """The question shows "(a) ... (b) ...", and "(b)" scored no_candidate: a model answering
+    as the prompt shows scored 0 on every belief item."""
+    from tomgym.rewards import score_response
+
+    def scored(answer: str, item) -> str:
+        return score_response(f"<think>x</think><answer>{answer}</answer>", item).verdict
+
+    for item in load_fantom(release, ("belief",)):
+        gold, other = ("a", "b") if item.candidates[0] == item.answer else ("b", "a")
+        assert f"({gold}) " in item.question and f"({other}) " in item.question
+        for answer in (f"({gold})", gold, f"Option {gold.upper()}", f"{gold}) {item.answer}"):
+            assert scored(answer, item) == "correct", answer
+        assert scored(f"({other})", item) == "wrong"
+        assert scored(f"({gold}) or ({other})", item) == "several_candidates"
+        assert scored(f"({gold}) {item.candidates[1 if gold == 'a' else 0]}", item) != "correct"
