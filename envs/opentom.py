@@ -44,7 +44,11 @@ def multihop_candidates(question: str, answer: str) -> tuple[str, ...]:
 def with_label_set(question: str, fields: dict[str, Any]) -> str:
     """A closed-label question (attitude, fullness, accessibility) with its labels named, as
     OpenToM's own prompts do: asked bare, "She would be upset" names none of them and a model
-    is scored on guessing the label words rather than on the attitude."""
+    is scored on guessing the label words rather than on the attitude. A coarse-location
+    question says its answer is yes or no (asked bare, "It is not in its initial location" is
+    a fair reply that no yes/no judge can read)."""
+    if fields["answer_type"] == "yes_no":
+        return f"{question} Answer yes or no."
     if fields["answer_type"] != "choice":
         return question
     return f"{question} Answer with one of: {', '.join(fields['candidates'])}."

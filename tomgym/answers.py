@@ -62,9 +62,16 @@ LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
 """After a negation, words that make it deny a departure, not the place ("never left the jar");
 so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
 never moved to the jar" still denies it."""
-EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to"})
-"""Words that may stand between a negation and a candidate it excludes ("not in the box"):
-any other word means the negation is about something else ("not sure box or basket")."""
+EXCLUDING_GAP = frozenset(
+    {"in", "inside", "into", "at", "on", "to", "look", "looks", "looking", "search", "searches",
+     "searching", "check", "checks", "checking", "be", "is", "go", "goes", "going", "find",
+     "finds", "stay", "stays", "remain", "remains"}
+)  # fmt: skip
+"""Words that may stand between a negation and a candidate it excludes ("not in the box",
+"would not look in the box"): place words and the verbs of where a thing is or is sought; any
+other word means the negation is about something else ("not sure box or basket")."""
+CONTRAST_WORDS = frozenset({"but", "rather", "instead"})
+"""After a negation, words that turn it round: "not the hamper but the box" affirms the box."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
 ONLY_MARKERS = frozenset({"but", "except", "other", "else", "besides"})
 """After "nowhere", words that make it mean "only" ("nowhere but the jar")."""
@@ -504,6 +511,8 @@ def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int)
         return False
     between = tokens[negations[-1] + 1 : start]
     last = negations[-1]
+    if not CONTRAST_WORDS.isdisjoint(between):
+        return False  # "not the hamper but the box": the negation is the hamper's
     if tokens[last] == "nowhere" and between[:1] and between[0] in ONLY_MARKERS:
         return False  # "nowhere but the jar", "nowhere else than the jar": only the jar
     if tokens[last] in ONLY_MARKERS and last > 0 and tokens[last - 1] in NEGATING_EXCLUSION:

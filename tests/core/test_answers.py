@@ -365,3 +365,18 @@ def test_a_free_text_name_gold_keeps_plain_answers_and_the_question_s_own_names(
     asked = ToMItem(id="w", story=WHO_STORY, question="Whom did Ann see?", answer="Bob",
                      answer_type="text")
     assert score_response(fmt("Ann saw Bob"), asked).correct  # Ann is the question's
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("not the hamper but the box", "correct"), ("not hamper but box", "correct"),
+     ("it is not in the hamper but rather in the box", "correct"),
+     ("She would not look in the hamper; she'd look in the box", "correct"),
+     ("not the box but the hamper", "wrong"), ("She would not look in the box", "wrong"),
+     ("not in the box but in the hamper", "wrong")],
+)  # fmt: skip
+def test_a_negation_turned_round_by_but_or_before_a_looking_verb(answer: str, verdict: str) -> None:
+    """ToMi: "not the hamper but the box" was "wrong (negates the gold)", since a "not" up to
+    3 words before the gold counted across the "but"; "would not look in the hamper" did not
+    exclude the hamper, as only place words could stand between."""
+    assert judge_choice(answer, "box", ["box", "hamper", "basket"]).verdict == verdict

@@ -9,6 +9,7 @@ import pytest
 from tomgym.envs import exploretom
 from tomgym.envs.exploretom import (
     KNOWLEDGE_ANSWERS,
+    KNOWLEDGE_CANDIDATES,
     exploretom_items,
     load_exploretom,
     read_rows,
@@ -40,7 +41,7 @@ def test_answer_types(structured):
     assert yes_no == {"yes": 2936, "no": 537}
     for it in structured:
         if it.answer_type == "choice":
-            assert it.candidates == KNOWLEDGE_ANSWERS
+            assert it.candidates == KNOWLEDGE_CANDIDATES
         elif it.answer_type == "text":
             # Candidates hold the gold and another answer, or are absent: never the gold alone
             # (info["candidates"] would give it away).
@@ -120,3 +121,22 @@ def test_gold_answer_is_judged_correct(structured):
                 assert not judge_text(others[0], it.answer, it.candidates).correct, it.id
         elif it.answer_type == "choice":
             assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id
+
+
+def test_a_knowledge_answer_is_read_with_or_without_about_it(structured):
+    """"She knows." and "doesn't know" scored no_candidate: the candidates were the release's
+    whole phrases "knows about it" and "does not know about it"."""
+    from tomgym.rewards import score_response
+
+    knowing = next(it for it in structured if it.answer == "knows")
+    unaware = next(it for it in structured if it.answer == "does not know")
+    for item, right, wrong in (
+        (knowing, ("She knows.", "knows about it", "Yes, she knows about it"), "doesn't know"),
+        (unaware, ("doesn't know", "She does not know.", "does not know about it"), "She knows."),
+    ):
+        for answer in right:
+            assert score_response(f"<think>x</think><answer>{answer}</answer>", item).correct
+        judged = score_response(f"<think>x</think><answer>{wrong}</answer>", item)
+        assert judged.verdict == "wrong", (wrong, judged)
+        hedge = score_response("<think>x</think><answer>knows or does not know</answer>", item)
+        assert hedge.verdict == "several_candidates"

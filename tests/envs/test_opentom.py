@@ -42,9 +42,11 @@ def test_answer_types_and_labels(items):
             assert it.candidates == ("positive", "negative", "neutral") and it.order == 1
         if genre == "fine":
             assert it.answer in it.candidates
-        # A closed-label question names its labels (as OpenToM's prompts do); others ask bare.
+        # A closed-label question names its labels (as OpenToM's prompts do), a coarse one says
+        # yes or no ("It is not in its initial location." was unparsable); others ask bare.
         labels = f" Answer with one of: {', '.join(it.candidates)}."
         assert it.question.endswith(labels) == (it.answer_type == "choice")
+        assert it.question.endswith(" Answer yes or no.") == (it.answer_type == "yes_no")
     assert Counter(it.order for it in items) == {1: 596 + 1192 + 2384 + 3576, 2: 1192 + 1192 + 3576}
 
 
