@@ -67,6 +67,22 @@ def test_eval_command_exits_1_and_says_how_to_retry(
     assert run_cli("eval", "--agent", "random", "--env", ENV, "--n", "2", "--out", out) == 0
 
 
+def test_an_env_whose_every_item_failed_has_no_rates_not_zero_rates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every request failed (a server down): summary.json said format_rate 0.0 and mean_reward
+    0.0 for n 0, and the eval table printed format 0.000 where the leaderboard shows '-'."""
+    failing = item_ids(ENV, [0, 1])
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: FlakyAgent(failing))
+    out = tmp_path / "run"
+    assert run_cli("eval", "--agent", "random", "--env", ENV, "--n", "2", "--out", str(out)) == 1
+    env = json.loads((out / "summary.json").read_text())["envs"][ENV]
+    assert env["n"] == 0 and env["failed"] == 2
+    assert env["format_rate"] is env["mean_reward"] is env["reasoning_structure"] is None
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(ENV))
+    assert "0.000" not in row and row.split()[5:8] == ["-", "-", "-"]
+
+
 def test_summary_covers_exactly_the_requested_items(tmp_path: Path) -> None:
     evaluate(FirstCandidateAgent(), [ENV], n=10, out=tmp_path, quiet=True)
     smaller = evaluate(FirstCandidateAgent(), [ENV], n=5, out=tmp_path, quiet=True)

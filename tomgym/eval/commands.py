@@ -11,6 +11,11 @@ from tomgym.cli_args import add_pairs_option, parse_kwargs, positive_int
 from tomgym.eval.metrics import Summary
 
 
+def _share(value: float | None) -> str:
+    """A share to three places, or "-" where nothing was scored."""
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _print_summary(summary: Summary) -> None:
     print(f"agent: {summary.agent}" + (" (privileged: sees gold)" if summary.privileged else ""))
     width = max((len(e) for e in summary.envs), default=10)
@@ -26,7 +31,7 @@ def _print_summary(summary: Summary) -> None:
         length = f"{env.response_tokens_mean:.0f}{unit}" if env.n else "-"
         print(
             f"{env_id.ljust(width)}  {n:>11}  {env.failed:>6}  {acc:>6}  {ci:>13}  "
-            f"{env.format_rate:>6.3f}  {length:>6}  {env.reasoning_structure:>6.3f}  "
+            f"{_share(env.format_rate):>6}  {length:>6}  {_share(env.reasoning_structure):>6}  "
             f"{'yes' if env.held_out else 'no'}"
         )
     print(

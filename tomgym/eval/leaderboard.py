@@ -154,7 +154,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
                 for k, v in _pooled_counts(e for e in summary.envs.values() if e.held_out).items()
             },
         },
-        format_rate=sum(e.format_rate * e.n for e in envs) / total if envs else None,
+        format_rate=sum((e.format_rate or 0.0) * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         trace_fidelity=_weighted(envs, "trace_fidelity"),
         trace_coverage=_weighted(envs, "trace_coverage"),
@@ -163,7 +163,7 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         else None,
         response_tokens_source="/".join(sorted({e.response_tokens_source for e in envs})) or None,
         truncated_share=_weighted(envs, "truncated_share"),
-        reasoning_structure=sum(e.reasoning_structure * e.n for e in envs) / total
+        reasoning_structure=sum((e.reasoning_structure or 0.0) * e.n for e in envs) / total
         if envs
         else None,
         macro_f1=_weighted(envs, "macro_f1"),
@@ -386,8 +386,8 @@ def extra_record_notes(board: Leaderboard) -> list[str]:
     """One line per row whose directory holds records its current plan does not count."""
     return [
         f"{agent_label(row)} ({row.directory}): {row.extra_records} stored records outside its "
-        "current plan (an earlier, larger --n) are not counted; rerun with that --n to count "
-        "them."
+        "current plan (of an earlier command's larger --n or other envs) are not counted; "
+        "rerun with that plan to count them."
         for row in board.rows
         if row.extra_records
     ]

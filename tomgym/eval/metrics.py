@@ -90,12 +90,12 @@ class EnvSummary(BaseModel):
     ci95: tuple[float, float]
     held_out: bool = False
     planned: int | None = Field(default=None, description="Items the run's plan asks for.")
-    format_rate: float
+    format_rate: float | None = Field(description="None when no item was scored.")
     lenient_accuracy: float | None = Field(
         default=None,
         description="Accuracy when untagged responses are judged whole (format ignored).",
     )
-    mean_reward: float
+    mean_reward: float | None = Field(description="None when no item was scored.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
     response_tokens_mean: float
     response_tokens_median: float
@@ -107,9 +107,9 @@ class EnvSummary(BaseModel):
         description="Share of the responses that stopped at the token budget, over those whose "
         "agent says (None when it says for none): a truncated response rarely has an answer.",
     )
-    reasoning_structure: float = Field(
+    reasoning_structure: float | None = Field(
         description=f"Share of responses whose think part has >= {MIN_THINK_WORDS} words and "
-        f"names >= {MIN_THINK_ENTITIES} story entities."
+        f"names >= {MIN_THINK_ENTITIES} story entities (None when no item was scored)."
     )
     macro_f1: float | None = None
     chance: float | None = Field(
@@ -453,16 +453,16 @@ def summarise_env(
         ci95=base.ci95,
         held_out=held_out,
         planned=planned,
-        format_rate=sum(r.format_ok for r in records) / n if n else 0.0,
+        format_rate=sum(r.format_ok for r in records) / n if n else None,
         lenient_accuracy=_lenient(records),
         **_trace(records),
-        mean_reward=sum(r.reward for r in records) / n if n else 0.0,
+        mean_reward=sum(r.reward for r in records) / n if n else None,
         failed=failed,
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,
         truncated_share=_truncated_share(records),
-        reasoning_structure=sum(map(is_structured, records)) / n if n else 0.0,
+        reasoning_structure=sum(map(is_structured, records)) / n if n else None,
         **_chance(records, base.accuracy if n else None),
         by_order=by_slice(records, lambda r: r.order),
         by_question_type=by_slice(records, lambda r: r.question_type),
