@@ -111,6 +111,18 @@ def _encoding_problem(file: Path, exc: UnicodeDecodeError) -> RowProblem:
     )
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object names one key twice."""
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:
+        raise RepeatedKeyError(f"key {', '.join(map(repr, twice))} appears more than once")
+    return dict(pairs)
+
+
 def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
     rows: list[Row] = []
     problems: list[RowProblem] = []
@@ -119,9 +131,12 @@ def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line, object_pairs_hook=_object_without_repeats)
             except json.JSONDecodeError as exc:
                 problems.append(RowProblem(f"line {number}", "<row>", f"not JSON ({exc})"))
+                continue
+            except RepeatedKeyError as exc:  # json keeps the last value without a word
+                problems.append(RowProblem(f"line {number}", "<row>", str(exc)))
                 continue
             if not isinstance(record, dict):
                 found = type(record).__name__
@@ -252,8 +267,8 @@ def _sentences(value: Any) -> bool:
 def _text(value: Any) -> str:
     """A text field's value: a string, or a number written as text; a list, an object or a
     bool would reach the prompt as its Python form ("['a', 'b']", "True")."""
-    if isinstance(value, str):
-        return value.strip()
+    if isinstance(value, str):  # a quoted CSV cell keeps the file's Windows line ends
+        return value.replace("\r\n", "\n").replace("\r", "\n").strip()
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return str(value)
     raise ValueError(f"expected text, got {type(value).__name__} {_short(value)}")

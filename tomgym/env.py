@@ -392,6 +392,11 @@ class ToMEnv(gym.Env[str, str]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(
+                f"reset options must be a dict such as {{'index': 3}}, got "
+                f"{type(options).__name__} {options!r:.60}"
+            )
         options = dict(options or {})
         unknown = set(options) - _RESET_OPTIONS
         if unknown:

@@ -445,3 +445,16 @@ def test_a_misspelt_keyword_names_register_from_file_and_the_likely_one(tmp_path
     path = write_csv(tmp_path / "rows.csv", ROWS)
     with pytest.raises(TypeError, match=r"register_from_file .* 'candidate'; did you mean cand"):
         register_from_file(path, "Typo-v0", story="text", candidate="opts")  # type: ignore[call-arg]
+
+
+def test_a_repeated_jsonl_key_and_windows_line_ends_inside_a_field(tmp_path: Path) -> None:
+    """A JSON object naming "answer" twice took the last without a word; a quoted CSV field
+    kept its \\r\\n line ends, so \\r reached the prompt."""
+    path = tmp_path / "twice.jsonl"
+    path.write_text('{"story": "A.", "question": "Where?", "answer": "box", "answer": "bag"}\n')
+    with pytest.raises(DataFileError, match=r"line 1: field '<row>': key 'answer' appears more"):
+        load_file_items(path, "X-v0", column_mapping())
+    crlf = tmp_path / "crlf.csv"
+    crlf.write_bytes(b'story,question,answer\r\n"Ann left.\r\nBob came.",Where?,box\r\n')
+    (item,) = load_file_items(crlf, "X-v0", column_mapping())
+    assert item.story == "Ann left.\nBob came."

@@ -201,3 +201,11 @@ def test_listed_candidates_do_not_keep_the_releases_order() -> None:
     second = sum(listed_candidates(it).index(it.gold_text) == 1 for it in items)
     assert 0.4 * len(items) < second < 0.6 * len(items)
     assert all(sorted(listed_candidates(it)) == sorted(it.candidates) for it in items)
+
+
+def test_reset_options_that_are_not_a_mapping_are_refused() -> None:
+    """A list of pairs was read as a dict; a string failed inside dict()."""
+    env = tomgym.make("ToM-HiToM-O1-v0")
+    for options in ([("index", 1)], "index"):
+        with pytest.raises(TypeError, match="reset options must be a dict"):
+            env.reset(options=options)  # type: ignore[arg-type]
