@@ -25,10 +25,6 @@ INFILLED_ID = "ToM-ExploreToM-Infilled-v0"
 ROWS = 13309
 STORY_COLUMN: dict[str, str] = {"structured": "story_structure", "infilled": "infilled_story"}
 KNOWLEDGE_ANSWERS = ("knows about it", "does not know about it")
-"""The release's answers to its knowledge questions ("Does Ann know about ...?")."""
-KNOWLEDGE_CANDIDATES = ("knows", "does not know")
-"""Those answers as judged: the release's words match them ("doesn't know about it" names
-"does not know"), and so do "She knows." and "doesn't know" without "about it"."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
@@ -94,8 +90,7 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     13,309 - 2 = 13,307.
 
     Answers: yes/no -> ``yes_no``; "knows about it" / "does not know about it" -> ``choice``
-    between "knows" and "does not know" (so a plain "She knows." is read; the release's own
-    phrases name them too); anything else (a container or a room) -> ``text`` whose candidates are
+    between the two; anything else (a container or a room) -> ``text`` whose candidates are
     every expected answer of the same story for the same location class (containers or
     rooms), the gold included, so a model must name one of them; where the story has no other
     such answer (about a fifth of the items) the question is free text without candidates, as
@@ -124,8 +119,7 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
         if answer.lower() in ("yes", "no"):
             fields = {"answer": answer.lower(), "answer_type": "yes_no"}
         elif answer in KNOWLEDGE_ANSWERS:
-            short = KNOWLEDGE_CANDIDATES[KNOWLEDGE_ANSWERS.index(answer)]
-            fields.update(answer=short, answer_type="choice", candidates=KNOWLEDGE_CANDIDATES)
+            fields.update(answer_type="choice", candidates=KNOWLEDGE_ANSWERS)
         else:
             cls = _location_class(kind)
             others = answers.get((row["story_structure"], cls), set()) if cls else set()
@@ -208,7 +202,7 @@ class ExploreToMEnv(ToMEnv):
     The story (templated or infilled) and the question, as text.
 
     ## Action
-    Free text: yes/no, "knows" / "does not know" (about it), or a place.
+    Free text: yes/no, "knows about it" / "does not know about it", or a place.
 
     ## Rewards
     Per the env's reward scheme: yes/no on the leading word; places as whole words, and the

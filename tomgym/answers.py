@@ -62,14 +62,11 @@ LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
 """After a negation, words that make it deny a departure, not the place ("never left the jar");
 so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
 never moved to the jar" still denies it."""
-EXCLUDING_GAP = frozenset(
-    {"in", "inside", "into", "at", "on", "to", "look", "looks", "looking", "search", "searches",
-     "searching", "check", "checks", "checking", "be", "is", "go", "goes", "going", "find",
-     "finds", "stay", "stays", "remain", "remains"}
-)  # fmt: skip
-"""Words that may stand between a negation and a candidate it excludes ("not in the box",
-"would not look in the box"): place words and the verbs of where a thing is or is sought; any
-other word means the negation is about something else ("not sure box or basket")."""
+EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to"})
+"""Words that may stand between a negation and a candidate it excludes ("not in the box"):
+any other word means the negation is about something else ("not sure box or basket"). Verbs
+are not among them: "won't look in the box or the basket" would exclude the box, leaving the
+basket as the answer, while the 3-word reach of a negation cannot see back to deny it."""
 CONTRAST_WORDS = frozenset({"but", "rather", "instead"})
 """After a negation, words that turn it round: "not the hamper but the box" affirms the box."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})

@@ -9,7 +9,6 @@ import pytest
 from tomgym.envs import exploretom
 from tomgym.envs.exploretom import (
     KNOWLEDGE_ANSWERS,
-    KNOWLEDGE_CANDIDATES,
     exploretom_items,
     load_exploretom,
     read_rows,
@@ -41,7 +40,7 @@ def test_answer_types(structured):
     assert yes_no == {"yes": 2936, "no": 537}
     for it in structured:
         if it.answer_type == "choice":
-            assert it.candidates == KNOWLEDGE_CANDIDATES
+            assert it.candidates == KNOWLEDGE_ANSWERS
         elif it.answer_type == "text":
             # Candidates hold the gold and another answer, or are absent: never the gold alone
             # (info["candidates"] would give it away).
@@ -123,20 +122,21 @@ def test_gold_answer_is_judged_correct(structured):
             assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id
 
 
-def test_a_knowledge_answer_is_read_with_or_without_about_it(structured):
-    """"She knows." and "doesn't know" scored no_candidate: the candidates were the release's
-    whole phrases "knows about it" and "does not know about it"."""
+def test_a_knowledge_answer_is_one_of_the_phrases_the_question_lists(structured):
+    """The question lists "(knows about it / does not know about it)". Cutting the candidates
+    to "knows" / "does not know" credited "She knows nothing about it." and "Nobody knows.",
+    so the release's phrases stay the candidates."""
     from tomgym.rewards import score_response
 
-    knowing = next(it for it in structured if it.answer == "knows")
-    unaware = next(it for it in structured if it.answer == "does not know")
-    for item, right, wrong in (
-        (knowing, ("She knows.", "knows about it", "Yes, she knows about it"), "doesn't know"),
-        (unaware, ("doesn't know", "She does not know.", "does not know about it"), "She knows."),
+    knowing = next(it for it in structured if it.answer == "knows about it")
+    assert knowing.question.endswith("(knows about it / does not know about it)")
+    for answer, verdict in (
+        ("knows about it", "correct"),
+        ("She knows about it.", "correct"),
+        ("She knows nothing about it.", "no_candidate"),
+        ("Nobody knows.", "no_candidate"),
+        ("doesn't know about it", "wrong"),
+        ("knows about it or does not know about it", "several_candidates"),
     ):
-        for answer in right:
-            assert score_response(f"<think>x</think><answer>{answer}</answer>", item).correct
-        judged = score_response(f"<think>x</think><answer>{wrong}</answer>", item)
-        assert judged.verdict == "wrong", (wrong, judged)
-        hedge = score_response("<think>x</think><answer>knows or does not know</answer>", item)
-        assert hedge.verdict == "several_candidates"
+        judged = score_response(f"<think>x</think><answer>{answer}</answer>", knowing)
+        assert judged.verdict == verdict, (answer, judged)
