@@ -594,31 +594,60 @@ def names_other_entity(
     return any(not excluded(answer, [(entity,)]) for entity in others)
 
 
+ARTICLE_LABELS = frozenset({"a"})
+"""Option labels that are also English words: read as labels only where no word follows."""
+
+
 @functools.lru_cache(maxsize=64)
-def _label_patterns(labels: tuple[str, ...]) -> re.Pattern[str]:
-    """Where an answer names an option by its label: "(b)", "option b", or "b" / "b)" / "b."
-    as the whole answer or its opening."""
-    alternatives = "|".join(re.escape(label) for label in labels)
-    return re.compile(
-        rf"\(\s*(?P<paren>{alternatives})\s*\)"
-        rf"|\b(?:option|choice|answer)\s*:?\s*(?P<named>{alternatives})\b"
-        rf"|^\s*(?P<opening>{alternatives})(?:\s*$|[.)]\s|[.)]$)",
+def _label_patterns(labels: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(unmistakable label forms, a label letter standing alone). Unmistakable: "(b)", "b)",
+    "b." or "b:" not inside a word, "option b" / "choice b", and "answer (is) b" or an answer
+    that is the letter alone or opens with "b," when no word follows the letter as an article
+    would."""
+    any_label = "|".join(re.escape(label) for label in labels)
+    end = r"(?=\s*(?:$|[.,;:!?)]))"
+    unmistakable = re.compile(
+        rf"\(\s*(?P<p>{any_label})\s*\)"
+        rf"|(?<![\w(])(?P<m>{any_label})[).:](?!\w)"
+        rf"|\b(?:option|choice)\s*:?\s*(?P<o>{any_label})\b"
+        rf"|\banswer\s*(?:is\s*|:\s*)?(?P<n>{any_label}){end}"
+        rf"|^\s*(?P<s>{any_label}){end}",
         re.IGNORECASE,
     )
+    alone = re.compile(rf"(?<![\w(])(?P<w>{any_label})(?![\w)])", re.IGNORECASE)
+    return unmistakable, alone
 
 
 def expand_option_labels(answer: str, labels: Mapping[str, str]) -> str:
-    """The answer with each option label it uses ("(b)", "option b", a lone "b") replaced by
-    that option's text, for questions that show their candidates as "(a) ... (b) ...": "(b)"
-    then names the option, and "(a) or (b)" names both."""
-    pattern = _label_patterns(tuple(labels))
+    """The answer with each option label it uses replaced by that option's text, for questions
+    that show their candidates as "(a) ... (b) ...": "(b)", "b)", "option b" or a lone "b"
+    then names the option, and "(a) or (b)", "A) B)", "b or (a)" name both. A letter standing
+    alone ("b or (a)") is read as a label once the answer uses one unmistakably, unless it is
+    an article ("a dog"): followed by a word."""
+    unmistakable, alone = _label_patterns(tuple(labels))
     by_label = {label.lower(): text for label, text in labels.items()}
+    found = False
 
     def option(match: re.Match[str]) -> str:
-        label = match.group("paren") or match.group("named") or match.group("opening")
+        nonlocal found
+        found = True
+        label = next(group for group in match.groups() if group)
         return f" {by_label[label.lower()]} "
 
-    return pattern.sub(option, answer)
+    expanded = unmistakable.sub(option, answer)
+    if not found:
+        return answer
+
+    def lone(match: re.Match[str]) -> str:
+        label = match.group("w")
+        rest = expanded[match.end() :].lstrip()
+        if label.lower() in ARTICLE_LABELS and rest[:1].isalpha() and not re.match(
+            r"(?:or|and)\b", rest, re.IGNORECASE
+        ):
+            return label  # "a pet": the article
+        return f" {by_label[label.lower()]} "
+
+    return alone.sub(lone, expanded)
 
 
 def judge_text(

@@ -162,8 +162,13 @@ def test_a_belief_option_may_be_answered_by_its_label(release):
     for item in load_fantom(release, ("belief",)):
         gold, other = ("a", "b") if item.candidates[0] == item.answer else ("b", "a")
         assert f"({gold}) " in item.question and f"({other}) " in item.question
-        for answer in (f"({gold})", gold, f"Option {gold.upper()}", f"{gold}) {item.answer}"):
+        right = (f"({gold})", gold, f"Option {gold.upper()}", f"{gold}) {item.answer}",
+                 f"The answer is {gold}", f"{gold}, because of what was said", f"{gold.upper()}:")
+        for answer in right:
             assert scored(answer, item) == "correct", answer
         assert scored(f"({other})", item) == "wrong"
-        assert scored(f"({gold}) or ({other})", item) == "several_candidates"
+        for hedge in (f"({gold}) or ({other})", f"{gold}) or {other})", f"{other} or ({gold})",
+                      f"{gold.upper()}) {other.upper()})"):
+            assert scored(hedge, item) == "several_candidates", hedge
+        assert scored("A dog.", item) == "no_candidate"  # the article, not option (a)
         assert scored(f"({gold}) {item.candidates[1 if gold == 'a' else 0]}", item) != "correct"
