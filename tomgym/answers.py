@@ -550,31 +550,46 @@ NOT_NAMES = frozenset(
     {"the", "a", "an", "she", "he", "they", "it", "we", "i", "you", "her", "his", "their", "its",
      "my", "our", "your", "this", "that", "these", "those", "there", "here", "then", "after",
      "before", "later", "when", "while", "as", "at", "in", "on", "to", "for", "with", "from",
-     "by", "of", "into", "meanwhile", "finally", "first", "next", "now", "so", "but", "and", "or",
-     "yes", "no", "not", "what", "where", "who", "whom", "whose", "why", "how", "which", "one",
-     "some", "all", "both", "each", "every", "if", "because", "since", "though", "although",
-     "during", "once", "soon", "suddenly", "today", "yesterday", "tomorrow", "everyone",
-     "someone", "nobody", "none", "also", "just", "only", "still", "however", "afterwards",
-     "eventually", "well", "oh", "ok", "okay", "hi", "hello", "thanks", "sure", "mr",
-     "mrs", "ms", "dr", "sir", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
-     "august", "september", "october", "november", "december", "do", "does", "did", "is", "are",
-     "was", "were", "will", "would", "can", "could", "should", "let", "please", "maybe"}
+     "by", "of", "into", "meanwhile", "first", "next", "now", "so", "but", "and", "or", "yes",
+     "no", "not", "what", "where", "who", "whom", "whose", "why", "how", "which", "one", "some",
+     "all", "both", "each", "every", "if", "because", "since", "though", "although", "during",
+     "once", "soon", "today", "yesterday", "tomorrow", "everyone", "someone", "nobody", "none",
+     "also", "just", "only", "still", "however", "afterwards", "well", "oh", "ok", "okay", "hi",
+     "hello", "thanks", "sure", "mr", "mrs", "ms", "dr", "sir", "monday", "tuesday",
+     "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
+     "september", "october", "november", "december", "do", "does", "did", "is", "are", "was",
+     "were", "would", "can", "could", "should", "let", "please", "maybe", "everybody",
+     "anybody", "somebody", "anyone", "nothing", "something", "everything", "anything", "yeah",
+     "yep", "nope", "wow", "alas"}
 )  # fmt: skip
-"""Capitalised words that open sentences and are nobody's name."""
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+"""Capitalised words that open sentences and are nobody's name (months and verbs that are also
+first names, such as June or Will, are left out of it)."""
+_WORD = re.compile(r"\b\w+\b")
 
 
 @functools.lru_cache(maxsize=4096)
-def story_names(story: str, question: str = "") -> frozenset[str]:
-    """The story's names, lower-cased: its capitalised words that are not sentence openers
-    (``NOT_NAMES``), less the words of the question (an answer may repeat whom it asks about)."""
-    asked = set(words(question))
+def story_names(story: str) -> frozenset[str]:
+    """The story's names, lower-cased: its words that are always capitalised where they occur,
+    less sentence openers (``NOT_NAMES``, and adverbs in -ly such as "Luckily")."""
+    found = _WORD.findall(story)
+    lowered = {word for word in found if not word[0].isupper()}
     return frozenset(
         name
-        for name in (match.lower() for match in _CAPITALISED.findall(story))
-        if name not in NOT_NAMES and name not in asked
+        for name in (word.lower() for word in found if word[0].isupper() and word.isalpha())
+        if name not in NOT_NAMES and name not in lowered and not name.endswith("ly")
     )
+
+
+def rival_names(story: str, question: str, gold: str) -> frozenset[str]:
+    """The names a free-text answer naming ``gold`` may not name beside it: the story's names,
+    less the question's (an answer may repeat whom it asks about: "Whom did Ann see?" "Ann saw
+    Bob"), unless the question names the gold too, offering names to choose from ("Who has
+    the key, Anne or Bob?")."""
+    names = story_names(story)
+    asked = set(words(question))
+    if not asked.isdisjoint(words(gold)):
+        return names
+    return names - asked
 
 
 def names_other_entity(

@@ -19,7 +19,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
-    story_names,
+    rival_names,
     story_places,
     with_prefill,
 )
@@ -120,7 +120,8 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         else:
             places = names = frozenset[str]()
             if not item.candidates:  # nothing to compare with but the story's own places, names
-                places, names = story_places(item.story), story_names(item.story, item.question)
+                places = story_places(item.story)
+                names = rival_names(item.story, item.question, item.answer)
             j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names)
     return j.correct, j.verdict, j.detail
 

@@ -381,3 +381,24 @@ def test_a_negation_turned_round_by_but(answer: str, verdict: str) -> None:
     candidate still keeps it named: excluding "the box" from "won't look in the box or the
     basket" credited the basket."""
     assert judge_choice(answer, "box", ["box", "hamper", "basket"]).verdict == verdict
+
+
+def test_the_names_rule_covers_a_question_offering_the_gold_and_spares_sentence_openers() -> None:
+    """Review: with the gold named by the question ("Who has the key, Anne or Bob?") the rule
+    turned off, so "Anne Bob" scored for both; June, Will, Zoë and McKenzie were never names;
+    an opener such as "Luckily" or "Actually" was one, refusing "Actually Carl"."""
+
+    def verdict(story: str, question: str, gold: str, answer: str) -> str:
+        item = ToMItem(id="w", story=story, question=question, answer=gold, answer_type="text")
+        return score_response(fmt(answer), item).verdict
+
+    story = "Anne met Bob in the hall. Bob gave the key to Carl. Carl left."
+    for gold in ("Anne", "Bob"):
+        assert verdict(story, "Who has the key, Anne or Bob?", gold, "Anne Bob") != "correct"
+    assert verdict(story, "Who has the key, Anne or Bob?", "Anne", "Anne, not Bob") == "correct"
+    odd = "June met Zoë in the hall. Zoë gave the key to Will. McKenzie left with Will."
+    for gold in ("June", "Zoë", "Will", "McKenzie"):
+        assert verdict(odd, "Who has it?", gold, "June Zoë Will McKenzie") != "correct"
+    openers = "Actually, nobody saw it. Luckily Anne met Bob. Then Bob gave the key to Carl."
+    for answer in ("Carl", "Carl, probably", "Actually Carl", "Luckily Carl has it", "Then Carl"):
+        assert verdict(openers, "Who has the key now?", "Carl", answer) == "correct", answer
