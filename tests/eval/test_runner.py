@@ -262,6 +262,28 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
     (repo / "refs" / "main").write_text(second)  # the branch moved on
     with pytest.raises(RunConflictError, match=f"loaded at {second}.*revision={first}"):
         evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
+    # Ray workers build their agents themselves: the driver resolves and checks the commit
+    # before any starts (a stand-in for the Ray run: it records what the workers would get).
+    from tomgym.eval import distributed
+
+    given: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        distributed, "run_distributed", lambda agent, options, *a, **k: given.append(options)
+    )
+    with pytest.raises(RunConflictError, match=f"loaded at {second}.*revision={first}"):
+        evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True, workers=2)
+    assert given == []
+    evaluate(
+        spec,
+        ENVS[:1],
+        n=4,
+        max_new_tokens=2,
+        out=out,
+        quiet=True,
+        workers=2,
+        agent_options={"revision": first},
+    )
+    assert given[-1]["revision"] == first
     evaluate(
         spec,
         ENVS[:1],

@@ -239,6 +239,31 @@ def revision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | N
     )
 
 
+def pinned_for_workers(
+    directory: Path, spec: str, options: dict[str, Any], old: RunMetadata | None
+) -> dict[str, Any]:
+    """``options`` with an hf:/vllm: hub ID's revision resolved to its commit here, once, so
+    that every Ray worker loads that commit and the run is checked against the directory's
+    before any worker starts (the workers' own descriptions come back only at the end)."""
+    from tomgym.agents.chat import hub_revision, model_target
+
+    kind = spec.partition(":")[0].strip()
+    if kind not in ("hf", "vllm"):
+        return options
+    target = model_target(spec, kind)
+    if target == "smollm2" or Path(target).expanduser().exists():
+        return options  # the bundled model or a local directory: no hub revision
+    commit = hub_revision(spec, "hub", options.get("revision"))
+    if not commit:
+        return options
+    moved = revision_conflict(
+        old.agent_description if old else {}, {"model": target, "revision": commit}
+    )
+    if moved:
+        raise RunConflictError(f"{directory} holds a different run: {moved}")
+    return {**options, "revision": commit}
+
+
 MODEL_FILE_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".gguf", ".ckpt"})
 """The files that hold a model's weights: with its config.json, what the fingerprint reads (not
 a git index, a download cache's metadata or an evaluation written inside the folder, which

@@ -22,6 +22,7 @@ from tomgym.eval.resume import (
     keep_stored_order,
     keep_stored_split,
     model_fingerprint,
+    pinned_for_workers,
     prepare_out,
     revision_conflict,
     stored_plans,
@@ -217,6 +218,8 @@ def evaluate(
             metadata = metadata.model_copy(update={"seed_scheme": old.seed_scheme})
         built: Agent | None = agent if not isinstance(agent, str) else None
         distributed = workers > 1 or ray_address is not None
+        if distributed and isinstance(agent, str) and any(pending.values()):
+            options = pinned_for_workers(directory, agent, options, old)
         if any(pending.values()) and built is None and not distributed:
             try:
                 built = make_agent(agent, **options) if isinstance(agent, str) else None
