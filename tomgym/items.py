@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
@@ -118,6 +120,22 @@ class ToMItem(BaseModel):
         """Whether every candidate reads as the gold answer or one of its aliases."""
         golds = {phrase_of(g) for g in (str(self.answer), *self.aliases)}
         return all(phrase_of(c) in golds for c in self.candidates)
+
+    def digest(self) -> str:
+        """16 hex digits that change when anything the item is asked or judged by does: id,
+        story, question, answer, candidates, aliases, answer type, option labels."""
+        judged = [
+            self.id,
+            self.story,
+            self.question,
+            self.answer,
+            list(self.candidates),
+            list(self.aliases),
+            self.answer_type,
+            self.metadata.get("option_labels"),
+        ]
+        encoded = json.dumps(judged, ensure_ascii=False, sort_keys=True, default=str)
+        return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:16]
 
     @property
     def gold_text(self) -> str:

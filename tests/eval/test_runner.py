@@ -327,6 +327,10 @@ def test_records_of_items_that_changed_since_are_not_resumed(tmp_path: Path) -> 
         tomgym.register_tom_env(env_id, items=reworded, overwrite=True)
         with pytest.raises(RunConflictError, match=r"prompt .* changed.*and 1 more"):
             evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        recandidated = [dict(item, candidates=["box", "basket", "bag"]) for item in items]
+        tomgym.register_tom_env(env_id, items=recandidated, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"index 0: its candidates, aliases or answer"):
+            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
         tomgym.register_tom_env(env_id, items=items, overwrite=True)  # as it was: resumes
         summary = evaluate("heuristic:first", [env_id], n=4, out=out, quiet=True)
         assert summary.envs[env_id].n == 4

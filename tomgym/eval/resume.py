@@ -144,7 +144,8 @@ def changed_items(
     target: EnvTarget, records: Mapping[tuple[str, int], ResultRecord], done: set[tuple[str, int]]
 ) -> list[str]:
     """The finished records of ``target`` whose item is not the one its env serves at their
-    index now (another id, gold answer or prompt: a data file edited or re-sorted, another
+    index now (another id, gold answer, prompt, or for records that carry a digest of their
+    item, candidates, aliases or answer type: a data file edited or re-sorted, another
     generator or prompt version), one line each. Resuming would count their old verdicts as
     answers to the new items."""
     env = target.env
@@ -164,6 +165,8 @@ def changed_items(
             what = f"gold answer was {record.gold!r}, now {item.gold_text!r}"
         elif record.prompt and record.prompt != prompt:
             what = "its prompt (story, question or instructions) changed"
+        elif record.item_digest and record.item_digest != item.digest():
+            what = "its candidates, aliases or answer type changed"
         else:
             continue
         lines.append(f"{target.env_id} index {index}: {what}")

@@ -57,6 +57,7 @@ def score_response(
         env_id=episode.env_id,
         index=index,
         item_id=item.id,
+        item_digest=item.digest(),
         order=item.order,
         question_type=item.question_type,
         answer_type=item.answer_type,

@@ -26,6 +26,11 @@ class ResultRecord(BaseModel):
     env_id: str
     index: int
     item_id: str
+    item_digest: str | None = Field(
+        default=None,
+        description="ToMItem.digest() of the item asked: a rerun refuses records whose item "
+        "has changed since (None: written by an older tomgym).",
+    )
     order: int | None = None
     question_type: str = "belief"
     answer_type: str = "choice"
