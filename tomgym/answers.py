@@ -6,6 +6,7 @@ Everything here runs in time linear in the response: tags are found with ``str.f
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
@@ -560,36 +561,65 @@ NOT_NAMES = frozenset(
      "september", "october", "november", "december", "do", "does", "did", "is", "are", "was",
      "were", "would", "can", "could", "should", "let", "please", "maybe", "everybody",
      "anybody", "somebody", "anyone", "nothing", "something", "everything", "anything", "yeah",
-     "yep", "nope", "wow", "alas"}
+     "yep", "nope", "wow", "alas", "luckily", "unluckily", "fortunately", "unfortunately",
+     "suddenly", "finally", "actually", "eventually", "probably", "certainly", "clearly",
+     "surely", "really", "usually", "quickly", "slowly", "quietly", "recently", "apparently",
+     "obviously", "initially", "immediately", "naturally", "hopefully", "sadly", "happily",
+     "honestly", "basically", "interestingly", "curiously", "secretly", "afterward", "instead",
+     "upstairs", "downstairs", "outside", "inside", "again", "even", "ever", "never",
+     "always", "perhaps", "besides", "yet", "thus", "therefore", "otherwise", "anyway"}
 )  # fmt: skip
 """Capitalised words that open sentences and are nobody's name (months and verbs that are also
 first names, such as June or Will, are left out of it)."""
 _WORD = re.compile(r"\b\w+\b")
 
 
+_SENTENCE_END = frozenset('.!?:;"“”\n')
+
+
 @functools.lru_cache(maxsize=4096)
 def story_names(story: str) -> frozenset[str]:
-    """The story's names, lower-cased: its words that are always capitalised where they occur,
-    less sentence openers (``NOT_NAMES``, and adverbs in -ly such as "Luckily")."""
-    found = _WORD.findall(story)
-    lowered = {word for word in found if not word[0].isupper()}
-    return frozenset(
-        name
-        for name in (word.lower() for word in found if word[0].isupper() and word.isalpha())
-        if name not in NOT_NAMES and name not in lowered and not name.endswith("ly")
-    )
+    """The story's names, lower-cased: its capitalised words, less sentence openers: those in
+    ``NOT_NAMES``, and those capitalised only where a sentence starts that the story also
+    writes in lower case ("Then ... then"). A word capitalised inside a sentence is a name
+    ("gave the rose to Rose")."""
+    openers: set[str] = set()
+    inside: set[str] = set()
+    lowered: set[str] = set()
+    for match in _WORD.finditer(story):
+        word = match.group(0)
+        if not word[0].isupper() or not word.isalpha():
+            lowered.add(word.lower())
+            continue
+        before = story[: match.start()].rstrip()[-1:]
+        (openers if not before or before in _SENTENCE_END else inside).add(word.lower())
+    names = inside | (openers - lowered)
+    return frozenset(name for name in names if name not in NOT_NAMES)
 
 
 def rival_names(story: str, question: str, gold: str) -> frozenset[str]:
     """The names a free-text answer naming ``gold`` may not name beside it: the story's names,
     less the question's (an answer may repeat whom it asks about: "Whom did Ann see?" "Ann saw
-    Bob"), unless the question names the gold too, offering names to choose from ("Who has
-    the key, Anne or Bob?")."""
+    Bob"), except those the question offers beside the gold ("Who has the key, Anne or Bob?":
+    the names of its "or" list that holds the gold); the gold's own name among them, so that
+    the rule knows the gold is a name."""
     names = story_names(story)
-    asked = set(words(question))
-    if not asked.isdisjoint(words(gold)):
-        return names
-    return names - asked
+    asked = words(question)
+    gold_words = set(words(gold))
+    offered: set[str] = set()
+    for i, word in enumerate(asked):
+        if word != "or":
+            continue
+        left = i - 1
+        while left >= 0 and asked[left] in names | gold_words:
+            left -= 1
+        right = i + 1
+        while right < len(asked) and asked[right] in names | gold_words:
+            right += 1
+        listed = set(asked[left + 1 : i]) | set(asked[i + 1 : right])
+        if listed & gold_words:
+            offered |= listed
+    return (names - set(asked)) | offered | (names & gold_words)
 
 
 def names_other_entity(
@@ -614,55 +644,84 @@ ARTICLE_LABELS = frozenset({"a"})
 
 
 @functools.lru_cache(maxsize=64)
-def _label_patterns(labels: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(unmistakable label forms, a label letter standing alone). Unmistakable: "(b)", "b)",
-    "b." or "b:" not inside a word, "option b" / "choice b", and "answer (is) b" or an answer
-    that is the letter alone or opens with "b," when no word follows the letter as an article
-    would."""
-    any_label = "|".join(re.escape(label) for label in labels)
+def _label_patterns(
+    labels: tuple[str, ...],
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(unmistakable label forms, every label form, a word after an article-like label).
+
+    Unmistakable: "(b)" and "b)" not inside a word, "b." opening the answer, "b:" for a
+    label that is not an article ("A:" opens many an answer), "option b" / "choice b",
+    "answer (is) b" and an answer that is the letter alone or opens with it before
+    punctuation. Every form: those, or a label letter standing alone."""
+    any_label = "|".join(map(re.escape, labels))
+    plain = "|".join(re.escape(label) for label in labels if label.lower() not in ARTICLE_LABELS)
     end = r"(?=\s*(?:$|[.,;:!?)]))"
-    unmistakable = re.compile(
-        rf"\(\s*(?P<p>{any_label})\s*\)"
-        rf"|(?<![\w(])(?P<m>{any_label})[).:](?!\w)"
-        rf"|\b(?:option|choice)\s*:?\s*(?P<o>{any_label})\b"
-        rf"|\banswer\s*(?:is\s*|:\s*)?(?P<n>{any_label}){end}"
-        rf"|^\s*(?P<s>{any_label}){end}",
-        re.IGNORECASE,
-    )
-    alone = re.compile(rf"(?<![\w(])(?P<w>{any_label})(?![\w)])", re.IGNORECASE)
-    return unmistakable, alone
+    forms = [
+        rf"\(\s*(?P<p>{any_label})\s*\)",
+        rf"(?<![\w(])(?P<m>{any_label})\)(?!\w)",
+        rf"^\s*(?P<d>{any_label})\.(?!\w)",  # "B. ...", not "plan B." inside a sentence
+        *([rf"(?<![\w(])(?P<c>{plain}):(?!\w)"] if plain else []),
+        rf"\b(?:option|choice)\s*:?\s*(?P<o>{any_label})\b",
+        rf"\banswer\s*(?:is\s*|:\s*)?(?P<n>{any_label}){end}",
+        rf"^\s*(?P<s>{any_label})(?=\s*(?:$|[.,;!?)]))",  # not "A:", which opens answers
+    ]
+    unmistakable = re.compile("|".join(forms), re.IGNORECASE)
+    every = re.compile("|".join([*forms, rf"(?<![\w(])(?P<w>{any_label})(?![\w)])"]), re.I)
+    # after an article-like label, a word (not "or"/"and", not another label standing alone)
+    word_after = re.compile(rf"\s+(?!(?:or|and|{any_label})(?![\w]))[^\W\d_]", re.IGNORECASE)
+    return unmistakable, every, word_after
 
 
 def expand_option_labels(answer: str, labels: Mapping[str, str]) -> str:
     """The answer with each option label it uses replaced by that option's text, for questions
     that show their candidates as "(a) ... (b) ...": "(b)", "b)", "option b" or a lone "b"
     then names the option, and "(a) or (b)", "A) B)", "b or (a)" name both. A letter standing
-    alone ("b or (a)") is read as a label once the answer uses one unmistakably, unless it is
-    an article ("a dog"): followed by a word."""
-    unmistakable, alone = _label_patterns(tuple(labels))
-    by_label = {label.lower(): text for label, text in labels.items()}
-    found = False
+    alone is read as a label once the answer uses one unmistakably, unless it is an article
+    ("a dog": a word follows). Nothing inside an option's own text as the answer quotes it
+    ("... plan B.") is read as a label, and the answer is read once, in linear time."""
+    by_label = {str(k).strip().lower(): text for k, text in labels.items() if str(k).strip()}
+    if not by_label:
+        return answer
+    unmistakable, every, word_after = _label_patterns(tuple(sorted(by_label)))
+    quoted = _quoted_spans(answer, by_label.values())
 
-    def option(match: re.Match[str]) -> str:
-        nonlocal found
-        found = True
-        label = next(group for group in match.groups() if group)
-        return f" {by_label[label.lower()]} "
+    def outside(match: re.Match[str]) -> bool:
+        at = bisect.bisect_right(quoted, (match.start(), len(answer) + 1)) - 1
+        return at < 0 or match.start() >= quoted[at][1]
 
-    expanded = unmistakable.sub(option, answer)
-    if not found:
+    if not any(map(outside, unmistakable.finditer(answer))):
         return answer
 
-    def lone(match: re.Match[str]) -> str:
-        label = match.group("w")
-        rest = expanded[match.end() :].lstrip()
-        if label.lower() in ARTICLE_LABELS and rest[:1].isalpha() and not re.match(
-            r"(?:or|and)\b", rest, re.IGNORECASE
+    def option(match: re.Match[str]) -> str:
+        label = next(group for group in match.groups() if group)
+        if not outside(match) or (
+            match.group("w")
+            and label.lower() in ARTICLE_LABELS
+            and word_after.match(answer, match.end())
         ):
-            return label  # "a pet": the article
+            return match.group(0)  # inside a quoted option, or "a pet": the article
         return f" {by_label[label.lower()]} "
 
-    return alone.sub(lone, expanded)
+    return every.sub(option, answer)
+
+
+def _quoted_spans(answer: str, texts: Iterable[str]) -> list[tuple[int, int]]:
+    """Where the answer quotes an option's text (case aside): sorted, disjoint (start, end)."""
+    lowered = answer.lower()
+    spans = []
+    for text in texts:
+        needle = text.strip().lower()
+        start = lowered.find(needle) if needle else -1
+        while start != -1:
+            spans.append((start, start + len(needle)))
+            start = lowered.find(needle, start + len(needle))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):  # one option's text may hold the other's
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def judge_text(

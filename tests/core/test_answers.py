@@ -402,3 +402,42 @@ def test_the_names_rule_covers_a_question_offering_the_gold_and_spares_sentence_
     openers = "Actually, nobody saw it. Luckily Anne met Bob. Then Bob gave the key to Carl."
     for answer in ("Carl", "Carl, probably", "Actually Carl", "Luckily Carl has it", "Then Carl"):
         assert verdict(openers, "Who has the key now?", "Carl", answer) == "correct", answer
+
+
+def test_an_option_quoted_whole_is_not_read_for_labels() -> None:
+    """Second review: "plan B." inside option (a)'s own text was read as label b, so quoting
+    option (a) word for word scored correct for gold (b); "A:" opening an answer was option a."""
+    first = "Kailey believes they settled on plan B."
+    second = "Kailey does not know which plan they settled on."
+    labels = {"a": first, "b": second}
+
+    def verdict(answer: str, gold: str) -> str:
+        item = ToMItem(id="f", story="s", question="q", answer=gold, candidates=(first, second),
+                       metadata={"option_labels": labels})
+        return score_response(fmt(answer), item).verdict
+
+    assert verdict(first, second) == "wrong" and verdict(first, first) == "correct"
+    assert verdict(f"(a) {first}", first) == "correct"
+    assert verdict(f"A: {second}", second) == "correct"
+    assert verdict("A B)", second) == "several_candidates"  # two labels, not an article
+    assert verdict("(b)", second) == "correct"
+    item = ToMItem(id="f", story="s", question="q", answer="x", candidates=("x", "y"),
+                   metadata={"option_labels": {"": "x", "b": "y"}})  # an empty label: no crash
+    assert score_response(fmt("(b)"), item).verdict == "wrong"
+
+
+def test_names_ending_in_ly_and_the_asker_of_an_offering_question() -> None:
+    """Second review: Emily and Lily were taken for -ly adverbs ("Emily Carl" credited for
+    both); "Who does Anne think has the key, Bob or Carl?" made the asker Anne a rival."""
+
+    def verdict(story: str, question: str, gold: str, answer: str) -> str:
+        item = ToMItem(id="w", story=story, question=question, answer=gold, answer_type="text")
+        return score_response(fmt(answer), item).verdict
+
+    story = "Emily met Carl. Carl gave the key to Lily. Lily left."
+    for gold in ("Emily", "Carl", "Lily"):
+        assert verdict(story, "Who has the key?", gold, "Emily Carl Lily") != "correct"
+    offering = "Who does Anne think has the key, Bob or Carl?"
+    tale = "Anne met Bob. Bob gave the key to Carl."
+    assert verdict(tale, offering, "Bob", "Anne thinks Bob has it") == "correct"
+    assert verdict(tale, offering, "Bob", "Bob Carl") == "several_candidates"

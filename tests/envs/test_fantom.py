@@ -163,7 +163,8 @@ def test_a_belief_option_may_be_answered_by_its_label(release):
         gold, other = ("a", "b") if item.candidates[0] == item.answer else ("b", "a")
         assert f"({gold}) " in item.question and f"({other}) " in item.question
         right = (f"({gold})", gold, f"Option {gold.upper()}", f"{gold}) {item.answer}",
-                 f"The answer is {gold}", f"{gold}, because of what was said", f"{gold.upper()}:")
+                 f"The answer is {gold}", f"{gold}, because of what was said",
+                 "B: the second" if gold == "b" else "A. the first")  # "A:" opens answers
         for answer in right:
             assert scored(answer, item) == "correct", answer
         assert scored(f"({other})", item) == "wrong"
@@ -171,4 +172,7 @@ def test_a_belief_option_may_be_answered_by_its_label(release):
                       f"{gold.upper()}) {other.upper()})"):
             assert scored(hedge, item) == "several_candidates", hedge
         assert scored("A dog.", item) == "no_candidate"  # the article, not option (a)
+        # an option quoted whole is never read for labels ("... plan B." is no option b)
+        assert scored(item.answer, item) == "correct"
+        assert scored(f"A: {item.answer}", item) == "correct"
         assert scored(f"({gold}) {item.candidates[1 if gold == 'a' else 0]}", item) != "correct"

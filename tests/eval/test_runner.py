@@ -284,6 +284,15 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
         agent_options={"revision": first},
     )
     assert given[-1]["revision"] == first
+    # A Ray run cut short records the commit its workers were given before they start.
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed, "run_distributed", interrupted)
+    cut = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=cut, quiet=True, workers=2)
+    assert read_metadata(cut).agent_description["revision"] == second
     evaluate(
         spec,
         ENVS[:1],

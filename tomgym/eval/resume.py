@@ -231,9 +231,14 @@ def model_fingerprint(spec: str) -> str | None:
 def revision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | None:
     """Why the agent just loaded cannot finish a directory's run: its hub model is at another
     commit than the records were made with (the branch moved on upstream, or another revision
-    was asked for); None when the commits agree or either is unknown."""
+    was asked for); None when the commits agree or either is unknown (a branch name that could
+    not be resolved here, with no network and no cached copy, is no commit to compare)."""
+    from tomgym.agents.chat import COMMIT
+
     before, now = stored.get("revision"), loaded.get("revision")
-    if not before or not now or before == now:
+    if not isinstance(before, str) or not isinstance(now, str) or before == now:
+        return None
+    if not COMMIT.fullmatch(before) or not COMMIT.fullmatch(now):
         return None
     return (
         f"model revision: {loaded.get('model')} loaded at {now} here, {before} in the "

@@ -240,6 +240,11 @@ def evaluate(
             metadata = metadata.model_copy(
                 update={"agent_description": old.agent_description, "privileged": old.privileged}
             )
+        if built is None and options.get("revision") and distributed:
+            # the commit the workers will load, recorded before they start: an interrupted
+            # run's rerun is checked against it (their own descriptions come at the end)
+            described = {**metadata.agent_description, "revision": options["revision"]}
+            metadata = metadata.model_copy(update={"agent_description": described})
         write_json(directory / METADATA_FILE, metadata)
         if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
