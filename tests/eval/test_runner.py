@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -273,16 +274,11 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
     with pytest.raises(RunConflictError, match=f"loaded at {second}.*revision={first}"):
         evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True, workers=2)
     assert given == []
-    evaluate(
-        spec,
-        ENVS[:1],
-        n=4,
-        max_new_tokens=2,
-        out=out,
-        quiet=True,
-        workers=2,
+    pinned = functools.partial(
+        evaluate, spec, ENVS[:1], n=4, max_new_tokens=2, quiet=True,
         agent_options={"revision": first},
-    )
+    )  # fmt: skip
+    pinned(out=out, workers=2)
     assert given[-1]["revision"] == first
     # A Ray run cut short records the commit its workers were given before they start.
     def interrupted(*args: Any, **kwargs: Any) -> None:
@@ -293,15 +289,7 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
     with pytest.raises(KeyboardInterrupt):
         evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=cut, quiet=True, workers=2)
     assert read_metadata(cut).agent_description["revision"] == second
-    evaluate(
-        spec,
-        ENVS[:1],
-        n=4,
-        max_new_tokens=2,
-        out=out,
-        quiet=True,
-        agent_options={"revision": first},
-    )
+    pinned(out=out)
     assert len(ResultsStore(out).load()) == 4
     assert read_metadata(out).agent_description["revision"] == first
     pinned = make_agent(spec, revision=first).model.state_dict()  # type: ignore[attr-defined]
