@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 
-from tomgym.answers import story_names, story_places, words
+from tomgym.answers import rival_names, story_places, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.rewards import gold_response, score_response
@@ -69,11 +69,8 @@ def story_entity_lists(item: ToMItem) -> dict[str, str]:
     gold = item.gold_text
     first = words(gold)[:1]
     lists = {}
-    kinds = (
-        ("names", story_names(item.story, item.question)),
-        ("places", story_places(item.story)),
-    )
-    for kind, entities in kinds:
+    names, places = rival_names(item.story, item.question, gold), story_places(item.story)
+    for kind, entities in (("names", names), ("places", places)):
         rest = sorted(entities - set(words(gold)))[:4]
         if first and first[0] in entities and rest:
             lists[f"story_{kind}_spaced"] = (

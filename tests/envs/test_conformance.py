@@ -17,3 +17,29 @@ def test_conformance(env_id: str) -> None:
     report = check_tom_env(env_id, n_items=3)
     assert report.ok, "\n".join(report.problems)
     assert report.checked_items == 3
+
+
+def test_check_tries_the_story_s_names_and_places_on_free_text_items() -> None:
+    """Free-text items without candidates: `tomgym check` lists the story's other names (or
+    places) beside the gold, spaces only, and the env must refuse them. (The probe once called
+    the names helper with the wrong arguments and failed on every such item.)"""
+    from tomgym.checks import adversarial_responses
+    from tomgym.items import ToMItem
+    from tomgym.rewards import score_response
+
+    story = "Ann put the ball in the box. Ann left. Bob moved the ball to the basket."
+    who = ToMItem(id="w", story=story, question="Who moved the ball?", answer="Bob",
+                  answer_type="text")
+    where = ToMItem(id="p", story=story, question="Where is the ball?", answer="basket",
+                    answer_type="text")
+    for item, kind in ((who, "story_names_spaced"), (where, "story_places_spaced")):
+        probes = adversarial_responses(item)
+        assert kind in probes
+        assert all(not score_response(r, item).correct for r in probes.values())
+    env_id = "Test-Conformance-FreeText-v0"
+    tomgym.register_tom_env(env_id, items=[who, where], overwrite=True)
+    try:
+        report = check_tom_env(env_id, n_items=2)
+        assert report.ok, report.problems
+    finally:
+        tomgym.unregister_tom_env(env_id)
