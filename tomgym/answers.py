@@ -572,8 +572,6 @@ NOT_NAMES = frozenset(
 """Capitalised words that open sentences and are nobody's name (months and verbs that are also
 first names, such as June or Will, are left out of it)."""
 _WORD = re.compile(r"\b\w+\b")
-
-
 _SENTENCE_END = frozenset('.!?:;"“”\n')
 
 
@@ -591,8 +589,11 @@ def story_names(story: str) -> frozenset[str]:
         if not word[0].isupper() or not word.isalpha():
             lowered.add(word.lower())
             continue
-        before = story[: match.start()].rstrip()[-1:]
-        (openers if not before or before in _SENTENCE_END else inside).add(word.lower())
+        at = match.start() - 1
+        while at >= 0 and story[at].isspace():
+            at -= 1
+        starts = at < 0 or story[at] in _SENTENCE_END  # no copy of the story before it
+        (openers if starts else inside).add(word.lower())
     names = inside | (openers - lowered)
     return frozenset(name for name in names if name not in NOT_NAMES)
 
@@ -606,15 +607,16 @@ def rival_names(story: str, question: str, gold: str) -> frozenset[str]:
     names = story_names(story)
     asked = words(question)
     gold_words = set(words(gold))
+    listable = names | gold_words
     offered: set[str] = set()
     for i, word in enumerate(asked):
         if word != "or":
             continue
         left = i - 1
-        while left >= 0 and asked[left] in names | gold_words:
+        while left >= 0 and asked[left] in listable:
             left -= 1
         right = i + 1
-        while right < len(asked) and asked[right] in names | gold_words:
+        while right < len(asked) and asked[right] in listable:
             right += 1
         listed = set(asked[left + 1 : i]) | set(asked[i + 1 : right])
         if listed & gold_words:
