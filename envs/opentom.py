@@ -54,8 +54,16 @@ def with_label_set(question: str, fields: dict[str, Any]) -> str:
     return f"{question} Answer with one of: {', '.join(fields['candidates'])}."
 
 
-def _order(file: str) -> int:
-    # Attitude asks for a character's own attitude towards another's action: first order.
+NARRATOR = "from narrator's perspective"
+
+
+def _order(file: str, question: str) -> int:
+    """The belief depth of a question. The release files it by ``*_fo``/``*_so`` file, but
+    half of the fine first-order file asks "From narrator's perspective, where is ...": the
+    object's real place, order 0. Attitude asks for a character's own attitude towards
+    another's action: first order."""
+    if question.lower().startswith(NARRATOR):
+        return 0
     return 2 if file.endswith(("_so.json", "_so_new.json")) else 1
 
 
@@ -89,7 +97,7 @@ def _question(
         "id": f"opentom-{file.removesuffix('.json')}-{story_id}-{k}",
         "story": story,
         "question": with_label_set(question, fields),
-        "order": _order(file),
+        "order": _order(file, question),
         "question_type": genre if genre != "coarse" else "coarse_location",
         "source": "opentom",
         **fields,
@@ -165,7 +173,8 @@ class OpenToMEnv(ToMEnv):
     ID is registered ``usage="eval-only"`` and held out. Genres: coarse location (yes/no, first
     order 849 No / 343 Yes), fine location (free text, e.g. "a donation bin"), multihop
     (more/less/equally full or accessible) and attitude (positive/negative/neutral). Order: 1
-    for ``*_fo`` files and attitude (a character's own attitude), 2 for ``*_so``. The authors
+    for ``*_fo`` files and attitude (a character's own attitude), 2 for ``*_so``, 0 for the
+    1,192 fine questions "From narrator's perspective" (the object's real place). The authors
     recommend macro-F1 because labels are unbalanced.
 
     ## Observation
@@ -214,7 +223,7 @@ def register_envs() -> None:
     }
     register_tom_env(
         ENV_ID,
-        orders=(1, 2),
+        orders=(0, 1, 2),
         size=TOTAL,
         answer_type="mixed",
         kwargs={"genre": None},
@@ -231,7 +240,7 @@ def register_envs() -> None:
     for genre, name in names.items():
         register_tom_env(
             f"ToM-OpenToM-{name}-v0",
-            orders=(1,) if genre == "attitude" else (1, 2),
+            orders={"attitude": (1,), "fine": (0, 1, 2)}.get(genre, (1, 2)),
             size=GENRE_SIZES[genre],
             answer_type=kinds[genre],
             kwargs={"genre": genre},
