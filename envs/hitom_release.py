@@ -20,6 +20,7 @@ JSON_FILE = "hitom/Hi-ToM_data.json"
 TREE_DIR = "hitom/Hi-ToM_data"
 ORDERS = (0, 1, 2, 3, 4)
 HELD_OUT_ORDER = 4
+HELD_OUT_ID = f"ToM-HiToM-Original-O{HELD_OUT_ORDER}-v0"
 PER_COPY = 600
 ENV_ID = "ToM-HiToM-Original-v0"
 
@@ -230,7 +231,9 @@ def register_envs() -> None:
         orders=ORDERS,
         size=PER_COPY,
         kwargs={"copy": "cot", "order": None},
-        description="Hi-ToM release, CoT copy (labels of record), orders 0-4",
+        description="Hi-ToM release, CoT copy (labels of record), orders 0-4 (order 4 is "
+        "ToM-HiToM-Original-O4-v0's held-out set: train on -O0-v0 ... -O3-v0)",
+        serves_held_out=(HELD_OUT_ID,),
         overwrite=True,
         **common,
     )
@@ -260,6 +263,7 @@ def register_envs() -> None:
         size=PER_COPY,
         kwargs={"copy": "mc", "order": None},
         description="Hi-ToM release, MC copy: orders 2-4 labels are stale (predate a fix)",
+        serves_held_out=(HELD_OUT_ID,),
         overwrite=True,
         **common,
     )

@@ -18,6 +18,8 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "ToM-HiToM-O4-v0" in out and "procedural" in out and "held-out" in out
+    whole_release = next(line for line in out.splitlines() if "ToM-HiToM-Original-v0" in line)
+    assert "serves some" in whole_release  # it holds the held-out O4 set
 
 
 def test_show_prints_prompt_and_gold(capsys: pytest.CaptureFixture[str]) -> None:

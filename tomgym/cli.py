@@ -59,7 +59,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             s.family,
             s.order_label,
             s.split,
-            "yes" if s.held_out else "no",
+            "yes" if s.held_out else "serves some" if s.serves_held_out else "no",
             s.usage,
             s.size_label,
         )

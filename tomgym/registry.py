@@ -38,6 +38,11 @@ class ToMEnvSpec(BaseModel):
     split: str = "all"
     held_out: bool = False
     held_out_from: tuple[str, ...] = ()
+    serves_held_out: tuple[str, ...] = Field(
+        default=(),
+        description="Held-out env IDs whose items this env serves too (a release's whole copy "
+        "holds its held-out order): training on it spends them.",
+    )
     usage: Usage = "train"
     size: int | None = Field(default=None, description="Number of items; None when procedural.")
     procedural: bool = False
@@ -75,6 +80,7 @@ def register_tom_env(
     split: str = "all",
     held_out: bool = False,
     held_out_from: Sequence[str] = (),
+    serves_held_out: Sequence[str] = (),
     usage: Usage = "train",
     size: int | None = None,
     procedural: bool | None = None,
@@ -122,10 +128,9 @@ def register_tom_env(
         raise ValueError(f"{env_id}: size must be a non-negative int or None, got {size!r}")
     if split not in SPLITS:
         raise ValueError(f"{env_id}: split must be one of {', '.join(SPLITS)}, got {split!r}")
-    if isinstance(held_out_from, str):
-        raise ValueError(
-            f"{env_id}: held_out_from must be a sequence of IDs, got {held_out_from!r}"
-        )
+    for name, ids in (("held_out_from", held_out_from), ("serves_held_out", serves_held_out)):
+        if isinstance(ids, str):
+            raise ValueError(f"{env_id}: {name} must be a sequence of IDs, got {ids!r}")
     if kwargs is not None and not isinstance(kwargs, Mapping):
         raise ValueError(f"{env_id}: kwargs must be a mapping, got {kwargs!r}")
     is_procedural = False
@@ -192,6 +197,7 @@ def register_tom_env(
             split=split,
             held_out=held_out,
             held_out_from=tuple(held_out_from),
+            serves_held_out=tuple(serves_held_out),
             usage=usage,
             size=size,
             procedural=is_procedural,

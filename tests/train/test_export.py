@@ -177,3 +177,25 @@ def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", HeldOutDataWarning)
         tom_rows("ToM-HiToM-O1-v0", split="train", n=2)
+
+
+def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """The Hi-ToM release's whole copies serve every item of ToM-HiToM-Original-O4-v0, the
+    release's held-out order; exporting them said nothing (red team: 120 of its 120 items)."""
+    from tomgym.train.export import HeldOutDataWarning
+
+    held_out = {it.id for it in tomgym.load_items("ToM-HiToM-Original-O4-v0")}
+    for env_id in ("ToM-HiToM-Original-v0", "ToM-HiToM-Original-MC-v0"):
+        out = tmp_path / f"{env_id}.jsonl"
+        with pytest.warns(HeldOutDataWarning, match=f"{env_id} serves the items of held-out "):
+            export_dataset([env_id], None, None, "jsonl", out)
+        exported = {json.loads(line)["item_id"] for line in out.read_text().splitlines()}
+        assert held_out <= exported or env_id.endswith("MC-v0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeldOutDataWarning)
+        export_dataset(
+            [f"ToM-HiToM-Original-O{o}-v0" for o in range(4)], None, None, "jsonl",
+            tmp_path / "o0-3.jsonl",
+        )

@@ -49,6 +49,11 @@ def held_out_notes(
         for env_id in env_ids
         if get_spec(env_id).held_out
     ]
+    notes += [
+        f"{env_id} serves the items of held-out {', '.join(get_spec(env_id).serves_held_out)}"
+        for env_id in env_ids
+        if get_spec(env_id).serves_held_out and not get_spec(env_id).held_out
+    ]
     if split == "test":
         notes.append("the test split")
     notes += [
