@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from tomgym.agents.base import Episode, Response
 from tomgym.agents.chat import tagged
 
 from tomgym.answers import words
+from tomgym.items import ToMItem
 from tomgym.world.parse import (
     UnknownSentenceError,
     parse_hitom_question,
@@ -159,63 +160,126 @@ def constant(word: str) -> Guess:
     return lambda episode: (word, "constant")
 
 
+Key = tuple[Any, ...]
+
+
 @dataclass
-class MajorityGuess:
-    """Probes label-prior bias: the train split's most frequent gold answer.
+class FittedGuess:
+    """A shortcut that learns one statistic of the gold answers from training items.
 
     Fitted lazily per env ID on its train split (the first 500 items of a procedural env; all
     items of a fixed env). An env without a train split (a release or a user's file with no
-    splits) is fitted on its own first 500 items, leaving out the item being answered
-    (leave-one-out): its answer is what the other items' golds say, never its own gold.
-    Among an item's candidates it picks the one most often gold in training. On generated
-    Hi-ToM the containers are drawn afresh per story, so this is near chance (1 in 15).
+    splits) is fitted on all its items (the first 500 of a procedural one), leaving out the
+    item being answered (leave-one-out): its answer is what the other items' golds say, never
+    its own gold. (Its first 500 items alone would be the release's order, not its prior:
+    OpenToM's multihop file opens with "more full" questions.) ``fit_on`` fits it on given
+    items instead, as the shortcut audit does with the probe's training items. A subclass says
+    which keys an item's gold counts for and how an episode is answered from the counts.
     """
 
     fit_items: int = MAJORITY_FIT_ITEMS
-    counts: dict[str, Counter[tuple[str, ...]]] = field(default_factory=dict)
-    names: dict[tuple[str, ...], str] = field(default_factory=dict)
-    own_gold: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
-    """Env -> item id -> its gold, for an env fitted on its own items (left out per item)."""
+    counts: dict[str, Counter[Key]] = field(default_factory=dict)
+    own_keys: dict[str, dict[str, list[Key]]] = field(default_factory=dict)
+    """Env -> item id -> its keys, for an env fitted on its own items (left out per item)."""
 
-    def fit(self, env_id: str) -> Counter[tuple[str, ...]]:
+    def keys_of(self, item: ToMItem) -> list[Key]:
+        raise NotImplementedError
+
+    def choose(self, episode: Episode, counts: Counter[Key]) -> str | None:
+        raise NotImplementedError
+
+    def fit(self, env_id: str) -> Counter[Key]:
         if env_id not in self.counts:
             import tomgym
 
             n = self.fit_items if tomgym.get_spec(env_id).procedural else None
-            own: dict[str, tuple[str, ...]] | None = None
+            own: dict[str, list[Key]] | None = None
             try:
                 items = tomgym.load_items(env_id, n=n, split="train")
             except (TypeError, ValueError):
-                items = tomgym.load_items(env_id, n=n or self.fit_items)
-                own = self.own_gold[env_id] = {}
-            counter: Counter[tuple[str, ...]] = Counter()
-            for item in items:
-                key = tuple(words(item.gold_text))
-                counter[key] += 1
-                self.names.setdefault(key, item.gold_text)
-                if own is not None:
-                    own[item.id] = key
-            self.counts[env_id] = counter
+                items = tomgym.load_items(env_id, n=None if n is None else self.fit_items)
+                own = self.own_keys[env_id] = {}
+            self._count(env_id, items, own)
         return self.counts[env_id]
+
+    def fit_on(self, env_id: str, items: Iterable[ToMItem]) -> None:
+        """Fit on ``items`` for ``env_id`` (items that are not the ones to be answered)."""
+        self.own_keys.pop(env_id, None)
+        self._count(env_id, items, None)
+
+    def _count(
+        self, env_id: str, items: Iterable[ToMItem], own: dict[str, list[Key]] | None
+    ) -> None:
+        counter: Counter[Key] = Counter()
+        for item in items:
+            keys = self.keys_of(item)
+            counter.update(keys)
+            if own is not None:
+                own[item.id] = keys
+        self.counts[env_id] = counter
 
     def __call__(self, episode: Episode) -> tuple[str, str]:
         try:
             counter = self.fit(episode.env_id)
         except (KeyError, ValueError, TypeError, OSError):
             return fallback_answer(episode), "fallback"
-        why = "train-majority"
-        left_out = self.own_gold.get(episode.env_id, {}).get(episode.item_id)
+        why = "train"
+        left_out = self.own_keys.get(episode.env_id, {}).get(episode.item_id)
         if left_out is not None:
-            counter = counter.copy()
-            counter[left_out] -= 1
-            why = "majority-of-other-items"
+            counter = counter - Counter(left_out)
+            why = "other-items"
+        answer = self.choose(episode, counter)
+        return (answer, why) if answer is not None else (fallback_answer(episode), "fallback")
+
+
+@dataclass
+class MajorityGuess(FittedGuess):
+    """Probes label-prior bias: the training items' most frequent gold answer (see
+    ``FittedGuess`` for which items). Among an item's candidates it picks the one most often
+    gold in training. On generated Hi-ToM the containers are drawn afresh per story, so this is
+    near chance (1 in 15)."""
+
+    names: dict[Key, str] = field(default_factory=dict)
+
+    def keys_of(self, item: ToMItem) -> list[Key]:
+        key = tuple(words(item.gold_text))
+        self.names.setdefault(key, item.gold_text)
+        return [key]
+
+    def choose(self, episode: Episode, counts: Counter[Key]) -> str | None:
         if episode.candidates:
-            best = max(episode.candidates, key=lambda c: counter[tuple(words(c))])
-            return best, why
-        common = [(key, count) for key, count in counter.most_common(2) if count > 0]
-        if common:
-            return self.names[common[0][0]], why
-        return fallback_answer(episode), "fallback"
+            return max(episode.candidates, key=lambda c: counts[tuple(words(c))])
+        common = [key for key, count in counts.most_common(1) if count > 0]
+        return self.names[common[0]] if common else None
+
+
+def named_order(story: str, candidates: Sequence[str]) -> list[str]:
+    """The distinct candidates in the order the story first names them."""
+    return list(dict.fromkeys(mentions(story, candidates)))
+
+
+@dataclass
+class PositionGuess(FittedGuess):
+    """Probes position bias in general: the k-th distinct candidate the story names, counted
+    from its start or its end, with the position most often holding the gold in training (see
+    ``FittedGuess``). ``heuristic:first`` is one fixed position of it; this one finds, say,
+    that the second container named is the answer more often than any other."""
+
+    def keys_of(self, item: ToMItem) -> list[Key]:
+        named = named_order(item.story, item.candidates)
+        if item.gold_text not in named:
+            return []
+        k = named.index(item.gold_text)
+        return [("start", k), ("end", len(named) - 1 - k)]
+
+    def choose(self, episode: Episode, counts: Counter[Key]) -> str | None:
+        named = named_order(episode.story, episode.candidates)
+        for (side, k), count in counts.most_common():
+            if count <= 0:
+                break
+            if k < len(named):
+                return named[k] if side == "start" else named[len(named) - 1 - k]
+        return None
 
 
 HEURISTICS: dict[str, Callable[[], Guess]] = {
@@ -223,6 +287,7 @@ HEURISTICS: dict[str, Callable[[], Guess]] = {
     "reality": lambda: guess_reality,
     "initial": lambda: guess_initial,
     "majority": MajorityGuess,
+    "position": PositionGuess,
     "yes": lambda: constant("yes"),
     "no": lambda: constant("no"),
 }

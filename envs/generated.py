@@ -10,7 +10,7 @@ from tomgym.world.vocab import VOCABS
 
 class VariantConfig(Protocol):
     templates: str
-    debiased: bool
+    debiased: bool | str
 
 
 ALIASES = {"vocab": ("vocab_split", "train"), "templates": ("template_split", "canonical")}
@@ -41,6 +41,6 @@ def variant_metadata(config: VariantConfig) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if config.templates != "canonical":
         out["template_split"] = config.templates
-    if config.debiased:
-        out["debiased"] = True
+    if config.debiased:  # True for the first scheme (its items predate the schemes' names)
+        out["debiased"] = True if config.debiased in (True, "reality") else config.debiased
     return out

@@ -9,8 +9,8 @@ from tomgym.envs.generated import resolve_alias, variant_metadata
 
 from tomgym.env import (
     ToMEnv,
+    argument_error,
     arguments_of,
-    check_bool,
     check_choice,
     check_int,
     check_ints,
@@ -21,6 +21,7 @@ from tomgym.env import (
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import GENERATED_SPLITS, GeneratedSource, ItemSource, split_seed
+from tomgym.world.debias import SCHEMES as DEBIAS_SCHEMES
 from tomgym.world.hitom import GENERATOR_VERSION, HiToMConfig, generate_hitom, max_story_chars
 
 TRAIN_ORDERS = (0, 1, 2, 3)
@@ -52,6 +53,13 @@ def hitom_item(config: HiToMConfig, split: str, seed: int, index: int) -> ToMIte
             **variant_metadata(config),
         },
     )
+
+
+def check_debias_scheme(where: str, value: Any) -> bool | str:
+    """``debiased``: a bool or the name of a debiasing scheme."""
+    if isinstance(value, bool) or value in DEBIAS_SCHEMES:
+        return value  # type: ignore[no-any-return]
+    raise argument_error(where, "debiased", value, f"False, True or one of {DEBIAS_SCHEMES}")
 
 
 class HiToMEnv(ToMEnv):
@@ -98,12 +106,15 @@ class HiToMEnv(ToMEnv):
     - ``templates`` (alias ``template_split``): sentence phrasings, ``canonical`` (the
       release forms, default), ``train`` or ``test`` (disjoint paraphrase sets; one phrasing
       per event kind per story, drawn from the item's seed).
-    - ``debiased`` (a bool): keep the first drawn story with a chain of asked agents whose answer
-      meets the item's target: the object's true location with probability 1/|path| (path =
-      the containers the object was ever in or claimed in, 4 or more), else a uniform other
-      place on the path, with the innermost agent's exit rank uniform. The reality, initial
-      and first-named shortcuts fall to E[1/|path|], about 24%, on every order (orders 1-4
-      only; see ``tomgym.world.debias``).
+    - ``debiased``: False, True (the scheme ``"reality"``) or ``"positions"``: keep the first
+      drawn story with a chain of asked agents whose answer meets the item's target (orders
+      1-4 only; see ``tomgym.world.debias``). Path = the containers the object was ever in or
+      claimed in, 4 or more. ``"reality"``: the object's true location with probability
+      1/|path|, else a uniform other place on the path, with the innermost agent's exit rank
+      uniform; the reality, initial and first-named shortcuts fall to E[1/|path|], about
+      24%, but the second place on the path holds 32-41% of the answers on orders 2-4.
+      ``"positions"``: the answer's place on the path is uniform and is the true location
+      with probability 1/|path|, so no fixed place on the path does better than E[1/|path|].
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     A wrong type or value is an ``EnvArgumentError`` at make time naming the ID, the argument
@@ -116,7 +127,9 @@ class HiToMEnv(ToMEnv):
     - ``ToM-HiToM-O2-NewVocab-v0``: order 2, the test vocabulary (held out by content).
     - ``ToM-HiToM-O2-Paraphrase-v0``: order 2, the test paraphrase templates.
     - ``ToM-HiToM-O2-Noisy-v0``: order 2, a distractor before half of the sentences.
-    - ``ToM-HiToM-O1-Debiased-v0`` ... ``ToM-HiToM-O4-Debiased-v0``: shortcut-balanced items.
+    - ``ToM-HiToM-O1-Debiased-v1`` ... ``ToM-HiToM-O4-Debiased-v1``: shortcut-balanced
+      items (``debiased="positions"``); the ``-v0`` IDs (``debiased=True``) stay registered
+      for comparison with earlier results.
     These generalisation IDs are held out from ``ToM-HiToM-v0`` and the order IDs.
 
     ## Version History
@@ -124,6 +137,9 @@ class HiToMEnv(ToMEnv):
       leave the items of the existing IDs unchanged). Arguments are checked at make time;
       the items of every ID, with its defaults or arguments of the documented types, are
       unchanged (an int ``noise``, once a stream of its own, now serves the float's).
+    - v1 (the ``-Debiased`` IDs only): the answer's place on the object's path is balanced
+      too. In v0 the second place held 32-41% of the answers on orders 2-4, so answering
+      "the second container the story names" beat every audited shortcut (a red team).
     """
 
     family = "hitom"
@@ -141,7 +157,7 @@ class HiToMEnv(ToMEnv):
         vocab_split: str | None = None,
         templates: str = "canonical",
         template_split: str | None = None,
-        debiased: bool = False,
+        debiased: bool | str = False,
         **unknown: Any,
     ) -> ItemSource:
         where = self.label
@@ -158,7 +174,7 @@ class HiToMEnv(ToMEnv):
                 noise=check_probability(where, "noise", noise),
                 vocab=resolve_alias("vocab", vocab, vocab_split),
                 templates=resolve_alias("templates", templates, template_split),
-                debiased=check_bool(where, "debiased", debiased),
+                debiased=check_debias_scheme(where, debiased),
             )
         return GeneratedSource(
             functools.partial(hitom_item, config, split, seed), max_story_chars(config)
@@ -173,7 +189,19 @@ VARIANT_IDS: dict[str, tuple[tuple[int, ...], dict[str, Any], str]] = {
     "ToM-HiToM-O2-Paraphrase-v0": ((2,), {"templates": "test"}, "the test paraphrases"),
     "ToM-HiToM-O2-Noisy-v0": ((2,), {"noise": 0.5}, "a distractor before half the sentences"),
     **{
-        f"ToM-HiToM-O{o}-Debiased-v0": ((o,), {"debiased": True}, "shortcut-balanced answers")
+        f"ToM-HiToM-O{o}-Debiased-v0": (
+            (o,),
+            {"debiased": True},
+            "shortcut-balanced answers (v0: the answer's place on the path is not balanced)",
+        )
+        for o in (1, 2, 3, 4)
+    },
+    **{
+        f"ToM-HiToM-O{o}-Debiased-v1": (
+            (o,),
+            {"debiased": "positions"},
+            "shortcut-balanced answers, their place on the object's path too",
+        )
         for o in (1, 2, 3, 4)
     },
 }

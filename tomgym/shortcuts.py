@@ -21,6 +21,7 @@ from tomgym.world.parse import story_sentences
 BASELINES = (
     "random",
     "heuristic:first",
+    "heuristic:position",
     "heuristic:reality",
     "heuristic:initial",
     "heuristic:majority",
@@ -142,14 +143,25 @@ def episode_for(item: ToMItem, env_id: str, family: str, privileged: bool = Fals
     return Episode.of_item(item, env_id, family, privileged)
 
 
-def agent_accuracy(spec: str, items: Sequence[ToMItem], env_id: str, family: str) -> float:
-    """Accuracy of the agent ``spec`` on the items (scored by the env's verifier)."""
+def agent_accuracy(
+    spec: str,
+    items: Sequence[ToMItem],
+    env_id: str,
+    family: str,
+    train: Sequence[ToMItem] | None = None,
+) -> float:
+    """Accuracy of the agent ``spec`` on the items (scored by the env's verifier). A baseline
+    that learns (``heuristic:majority``, ``heuristic:position``) is fitted on ``train`` where
+    given."""
     from tomgym.agents.base import make_agent
     from tomgym.rewards import score_response
 
     if not items:
         return 0.0
     agent = make_agent(spec)
+    fit_on = getattr(getattr(agent, "guess", None), "fit_on", None)
+    if train is not None and fit_on is not None:
+        fit_on(env_id, train)
     episodes = [episode_for(it, env_id, family, agent.privileged) for it in items]
     responses = agent.act(episodes)
     right = sum(
@@ -180,8 +192,8 @@ def audit_env(
         chance=sum(map(chance_level, test)) / max(1, len(test)),
         oracle=agent_accuracy("oracle", test, env_id, family),
     )
-    for spec in baselines:
-        row.baselines[spec] = agent_accuracy(spec, test, env_id, family)
+    for spec in baselines:  # the majority learns from the probe's training items
+        row.baselines[spec] = agent_accuracy(spec, test, env_id, family, train)
     row.probe, row.probe_note = probe_accuracy(train, test)
     return row
 

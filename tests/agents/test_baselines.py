@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from tomgym.agents.base import Episode, make_agent
-from tomgym.agents.baselines import MajorityGuess, mentions, question_object
+from tomgym.agents.baselines import MajorityGuess, PositionGuess, mentions, question_object
 from tomgym.agents.chat import episode_from_env
 
 import tomgym
@@ -185,7 +185,51 @@ def test_majority_on_an_env_without_splits_leaves_the_answered_item_out() -> Non
     try:
         eps = episodes(env_id, 6)
         responses = make_agent("heuristic:majority").act(eps)
-        assert {r.extra.get("how") for r in responses} == {"majority-of-other-items"}
+        assert {r.extra.get("how") for r in responses} == {"other-items"}
         assert not any(i["correct"] for i in step_all(env_id, [r.text for r in responses]))
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
+def test_majority_without_splits_counts_every_item_not_the_first_500() -> None:
+    """Fitted on the release order's first 500 items, the majority took the file's opening
+    label for the prior (red team: OpenToM's multihop file opens with "more full")."""
+    env_id = "Test-Agents-Sorted-v0"
+    items = [
+        {"id": f"q{i}", "story": "Ann put the ball in the pot.", "question": "Where?",
+         "answer": "pan" if i < 500 else "pot", "candidates": ["pan", "pot"]}
+        for i in range(1100)
+    ]
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        (response,) = make_agent("heuristic:majority").act(episodes(env_id, 1))
+        assert response.text.endswith("<answer>pot</answer>")
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
+def test_position_finds_the_named_place_that_holds_the_gold() -> None:
+    """The red team's shortcut: the second container a story names was the answer of a third
+    of the debiased Hi-ToM items. heuristic:position learns that place from the other items."""
+    env_id = "Test-Agents-Second-v0"
+    names = ["box", "jar", "pot", "tub", "bag", "can"]
+    items = []
+    for i in range(12):
+        a, b, c = names[i % 6], names[(i + 1) % 6], names[(i + 2) % 6]
+        items.append(
+            {"id": f"q{i}", "story": f"The ball is in the {a}. Ann moved it to the {b}. "
+             f"Bob moved it to the {c}.", "question": "Where does Ann think the ball is?",
+             "answer": b, "candidates": sorted([a, b, c])}
+        )
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        eps = episodes(env_id, 12)
+        verdicts = step_all(env_id, [r.text for r in make_agent("heuristic:position").act(eps)])
+        assert all(v["correct"] for v in verdicts)
+        first = step_all(env_id, [r.text for r in make_agent("heuristic:first").act(eps)])
+        assert not any(v["correct"] for v in first)
+        guess = PositionGuess()
+        guess.fit_on(env_id, [tomgym.ToMItem(**{**items[0], "answer": items[0]["candidates"][0]})])
+        assert guess(eps[1])[1] == "train"  # fitted on given items: no item left out
     finally:
         tomgym.unregister_tom_env(env_id)

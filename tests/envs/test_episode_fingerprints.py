@@ -63,6 +63,11 @@ FINGERPRINTS = {  # taken at dcf6424; Hi-ToM IDs retaken when the prompt stated 
     "ToM-HiToM-O2-Debiased-v0": "15266ddaf8826f3903cd0d938b1ff875dff8fc5cc53b18c851383c42aa99b854",
     "ToM-HiToM-O3-Debiased-v0": "e8c6b01ddda86bdf78a1b089a358b8fa8dd35c3673421d4ecf5e6a3e6d0df7a2",
     "ToM-HiToM-O4-Debiased-v0": "cd9c10e12f5d36a31d6b20f27a9663808f5f5b092c5f4e17a9da1dfe0cc5fb1c",
+    # v1: the answer's place on the object's path is balanced too (new items, new IDs)
+    "ToM-HiToM-O1-Debiased-v1": "90c54e838d4936197b078156519101f4cdd57e33db375d9fa6cfdd830ac5011b",
+    "ToM-HiToM-O2-Debiased-v1": "b9074ffd5589fc973e985304aeb660eb652d8e63e695bc87a445275d55981c3c",
+    "ToM-HiToM-O3-Debiased-v1": "b1c627e6dde9e7489cfb4e84501926817e0dff394f76f8eba56bc40a31a15208",
+    "ToM-HiToM-O4-Debiased-v1": "7ad25501adde371d67509cbeac85745eece3c124c66bf0c2edf4183dba716550",
     "ToM-ToMi-v0": "7fb88924cd28ab0ef7d0d6ddf55a74265daaea26c1f16b7f4976def19d123e25",
     "ToM-ToMi-NewVocab-v0": "6e7015117000c0d6e52197e3976fc83ba51ccc48ac66780b1cceff3d88ca3609",
     "ToM-ToMi-Paraphrase-v0": "83e7b0d73009d4fe28eb2529494c75e5aef820a360f950685578ee2ebe81bd6a",

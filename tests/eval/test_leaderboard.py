@@ -51,7 +51,7 @@ def test_held_out_orders_are_never_pooled_with_in_distribution_ones(tmp_path: Pa
     from tomgym.eval.leaderboard import collect
     from tomgym.eval.runner import evaluate
 
-    envs = ["ToM-HiToM-O2-v0", "ToM-HiToM-O2-Debiased-v0"]  # the registry: the second held out
+    envs = ["ToM-HiToM-O2-v0", "ToM-HiToM-O2-Debiased-v1"]  # the registry: the second held out
     evaluate("oracle", envs, n=10, out=tmp_path / "oracle", quiet=True)
     evaluate("heuristic:reality", envs, n=40, out=tmp_path / "reality", quiet=True)
     board = collect([tmp_path / "oracle", tmp_path / "reality"])

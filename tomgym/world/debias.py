@@ -9,8 +9,19 @@ a chain meeting the target. For ToMi: the answer is the true location or not, an
 agent entered first or not, each for half the indices, by rejection sampling.
 
 A belief answer is always on the object's path, so no story pushes every shortcut to
-1/#candidates without making "none of the path's containers" a shortcut of its own; instead
-every position rule, the reality answer and the initial location sit at E[1/|path|].
+1/#candidates without making "none of the path's containers" a shortcut of its own. Two
+schemes:
+
+- ``reality`` (``debiased=True``, the ``-Debiased-v0`` IDs): the answer is the true location
+  with probability 1/|path|, else a uniform *other* place of the path. The reality answer and
+  the initial location sit at E[1/|path|], but the kept stories are those where some chain
+  believes the wanted place, and deep chains believe early places: the second container on
+  the path held 32-41% of the answers on orders 2-4 (a red team's rule, "the second container
+  the story names", beat every audited shortcut).
+- ``positions`` (the ``-Debiased-v1`` IDs): the answer's place on the path is itself the
+  target, uniform, and it is the true location with probability 1/|path| (a draw whose place
+  does not agree is redrawn), so every fixed place on the path, the reality answer and the
+  initial location each sit at E[1/|path|].
 """
 
 from __future__ import annotations
@@ -25,6 +36,11 @@ from tomgym.world.simulator import Event, Exit, Move, ObjectIs, PrivateTell, Pub
 
 MAX_TRIES = 100
 """Draws tried per item; past it the first draw meeting the answer target is kept."""
+POSITION_TRIES = 400
+"""The same for the ``positions`` scheme, whose target fewer draws meet (on order 4, about
+half of the items wanting a late place that is not the true location missed it in 100)."""
+SCHEMES = ("reality", "positions")
+"""The Hi-ToM debiasing schemes (module docstring); ``debiased=True`` is ``reality``."""
 POSITION_RESOLUTION = 10_007
 MIN_TRAJECTORY = 4
 """Fewest containers on the asked object's path: short paths make the answer easy to guess."""
@@ -111,3 +127,12 @@ class AnswerTarget:
             return real
         others = [c for c in path if c != real]
         return others[int(self.position * len(others))]
+
+    def answer_at_position(self, path: Sequence[str], real: str) -> str | None:
+        """The ``positions`` scheme: the container at the target's place on the path, which
+        must be the true location exactly when the target wants reality; None when this path
+        cannot meet that (too short, or its place disagrees)."""
+        if len(path) < MIN_TRAJECTORY or real not in path:
+            return None
+        want = path[int(self.position * len(path))]
+        return want if (want == real) == (self.reality < 1 / len(path)) else None

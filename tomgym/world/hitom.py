@@ -15,10 +15,12 @@ from typing import Any, TypeVar
 from tomgym.world.debias import (
     MAX_TRIES,
     MIN_TRAJECTORY,
+    POSITION_TRIES,
     AnswerTarget,
     first_chapter_exit_rank,
     trajectory,
 )
+from tomgym.world.debias import SCHEMES as DEBIAS_SCHEMES
 from tomgym.world.render import (
     PARAPHRASES,
     TEMPLATE_SETS,
@@ -68,7 +70,9 @@ class HiToMConfig:
     noise: float = 0.1
     vocab: str = "train"
     templates: str = "canonical"
-    debiased: bool = False
+    debiased: bool | str = False
+    """False, or a debiasing scheme of tomgym.world.debias: "reality" (also True) or
+    "positions"."""
 
     def __post_init__(self) -> None:
         # Types are checked and normalised first: the config names an item stream through
@@ -86,8 +90,12 @@ class HiToMConfig:
         if isinstance(self.noise, bool) or not isinstance(self.noise, int | float):
             raise ValueError(f"noise must be a number in [0, 1], got {self.noise!r}")
         object.__setattr__(self, "noise", float(self.noise))
-        if not isinstance(self.debiased, bool):
-            raise ValueError(f"debiased must be True or False, got {self.debiased!r}")
+        if self.debiased is True:
+            object.__setattr__(self, "debiased", "reality")
+        if self.debiased is not False and self.debiased not in DEBIAS_SCHEMES:
+            raise ValueError(
+                f"debiased must be False, True or one of {DEBIAS_SCHEMES}, got {self.debiased!r}"
+            )
         if self.templates not in TEMPLATE_SETS:
             raise ValueError(f"templates must be one of {TEMPLATE_SETS}, got {self.templates!r}")
         if self.debiased and 0 in self.orders:
@@ -106,7 +114,8 @@ class HiToMConfig:
             f"orders={','.join(map(str, self.orders))}|deception={self.deception}"
             f"|length={self.length}|noise={self.noise!r}|vocab={self.vocab}"
             + (f"|templates={self.templates}" if self.templates != "canonical" else "")
-            + ("|debiased" if self.debiased else "")
+            + ("|debiased" if self.debiased == "reality" else "")
+            + ("|debiased=positions" if self.debiased == "positions" else "")
         )
 
 
@@ -392,20 +401,24 @@ def generate_hitom(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
 
 def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     """The first draw whose story has a chain of asked agents meeting the item's target (see
-    tomgym.world.debias): its answer the true location with probability 1/|path|, else at a
-    uniform other place on the path; its innermost agent's first-chapter exit rank uniform.
-    Only the kept draw is rendered."""
+    tomgym.world.debias): under ``reality``, its answer the true location with probability
+    1/|path|, else at a uniform other place on the path; under ``positions``, its answer at a
+    uniform place on the path that is the true location with probability 1/|path|; either
+    way its innermost agent's first-chapter exit rank uniform. Only the kept draw is
+    rendered."""
+    positions = config.debiased == "positions"
     target = AnswerTarget.of("hitom-debiased-2", seed, index, N_AGENTS)
+    wanted = target.answer_at_position if positions else target.answer
     fallback: tuple[_Draw, tuple[str, ...], str] | None = None
     first: _Draw | None = None
-    for attempt in range(MAX_TRIES):
+    for attempt in range(POSITION_TRIES if positions else MAX_TRIES):
         draw = _draw(config, seed, index, attempt)
         first = first or draw
         path = trajectory(draw.events, draw.object)
         if len(path) < MIN_TRAJECTORY:
             continue
         world = simulate(draw.events, max_order=draw.order)
-        want = target.answer(path, world.location[draw.object])
+        want = wanted(path, world.location[draw.object])
         if want is None:
             continue
         chains = [
