@@ -17,6 +17,8 @@ from tomgym.agents.base import Episode, make_agent
 from tomgym.agents.chat import item_seed
 from tomgym.agents.openai_api import parse_openai_spec
 
+import tomgym
+
 MAX_REQUESTS = 300
 """The server answers at most this many requests (then 503), and stops by itself after a minute."""
 
@@ -85,7 +87,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                     b'{"error": {"message": "This model\'s maximum context length is 8192 '
                     b'tokens", "code": "context_length_exceeded"}}',
                 )
-            if key == "budget-too-big" and body["max_tokens"] > 374:  # vLLM's wording
+            if key.endswith("budget-too-big") and body["max_tokens"] > 374:  # vLLM's wording
                 return self.send(
                     400,
                     b'{"error": {"message": "This model\'s maximum context length is 1024 tokens.'
@@ -305,3 +307,25 @@ def test_an_eval_passes_the_served_models_settings_on(
     )
     assert metadata["agent_options"] == {}  # how it ran, not what it answers
     assert len(script.bodies) == 2
+
+
+def test_an_eval_records_which_items_ran_with_a_lowered_budget(
+    server: tuple[str, Script], tmp_path: Path
+) -> None:
+    """The agent lowered the budget to what the context left, and the README says the record
+    keeps it, but results.jsonl dropped it (README red team): which items ran short was lost."""
+    from tomgym.eval.runner import evaluate
+
+    base, _ = server
+    env_id = "Test-Budget-v0"
+    items = [{"id": "a", "story": "The ball is in the box.", "question": "Where is the ball?",
+              "answer": "box", "candidates": ["box", "jar"]}]  # fmt: skip
+    prompt = {"user_template": "{story} {question} budget-too-big"}
+    tomgym.register_tom_env(env_id, items=items, kwargs={"prompt": prompt}, overwrite=True)
+    try:
+        evaluate(f"openai:m@{base}", [env_id], n=1, out=tmp_path / "run", quiet=True,
+                 max_new_tokens=1050, agent_options=FAST)  # fmt: skip
+    finally:
+        tomgym.unregister_tom_env(env_id)
+    (record,) = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").open()]
+    assert record["max_tokens_lowered_to"] == 374 and not record["failed"]

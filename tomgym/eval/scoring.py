@@ -72,6 +72,7 @@ def score_response(
         format_ok=bool(info["format_ok"]),
         lenient_correct=lenient,
         answer_source=(response.extra or {}).get("source"),
+        max_tokens_lowered_to=(response.extra or {}).get("max_tokens_lowered_to"),
         reward=float(reward),
         reward_parts={k: float(v) for k, v in info["reward_parts"].items()},
         prompt_tokens=response.prompt_tokens,

@@ -80,6 +80,11 @@ class ResultRecord(BaseModel):
     answer_source: str | None = Field(
         default=None, description="Where a privileged agent's answer came from (gold/simulator)."
     )
+    max_tokens_lowered_to: int | None = Field(
+        default=None,
+        description="The token budget the item was answered with, where a served model's "
+        "context left less room than --max-new-tokens (None: the full budget).",
+    )
     seconds: float | None = None
     failed: bool = Field(
         default=False,
