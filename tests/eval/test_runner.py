@@ -219,6 +219,9 @@ def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
     evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=out, quiet=True)
     shutil.copytree(model, tmp_path / "copy")  # a copy: new times, same files
     assert model_fingerprint(f"hf:{tmp_path / 'copy'}") == before
+    # ... and the same model: it finishes the run (it was refused for its other path)
+    evaluate(f"hf:{tmp_path / 'copy'}", ENVS[:1], n=3, max_new_tokens=2, out=out, quiet=True)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 3
     retrained = transformers.AutoModelForCausalLM.from_pretrained(model)
     with torch.no_grad():
         for parameter in retrained.parameters():

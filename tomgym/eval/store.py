@@ -204,7 +204,14 @@ class RunMetadata(BaseModel):
     def conflicts(self, other: RunMetadata) -> list[str]:
         """What differs between two runs in a way that makes their results incomparable."""
         problems = []
-        if agent_identity(self.agent) != agent_identity(other.agent):
+        # A local model directory copied or moved elsewhere is the same model: its files'
+        # fingerprint says so, whatever the path in the spec.
+        moved = (
+            self.model_fingerprint is not None
+            and self.model_fingerprint == other.model_fingerprint
+            and agent_kind(self.agent) == agent_kind(other.agent)
+        )
+        if agent_identity(self.agent) != agent_identity(other.agent) and not moved:
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
         if (
             self.model_fingerprint
@@ -238,6 +245,11 @@ class RunMetadata(BaseModel):
             if old is not None and old.held_out != env.held_out:
                 problems.append(f"held-out marking of {env.env_id} differs")
         return problems
+
+
+def agent_kind(spec: str) -> str:
+    """The kind of agent a spec names (``hf``, ``vllm``, ``openai``, ``smollm2``, ...)."""
+    return spec.strip().partition(":")[0].strip()
 
 
 def agent_identity(spec: str) -> str:
