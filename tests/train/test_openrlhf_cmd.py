@@ -137,3 +137,29 @@ def test_layout_checks() -> None:
         GpuLayout.for_gpus(0)
     with pytest.raises(ValueError, match="does not divide"):
         GpuLayout.for_gpus(6, tensor_parallel=4)
+
+
+@pytest.mark.parametrize("rows", [60, 64, 900])
+def test_one_checkpoint_per_pass_counts_openrlhfs_last_short_batch(
+    rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """save_steps was rows // batch: OpenRLHF trains on the last short batch too, so 900 rows
+    in batches of 8 saved every 112 steps of a 113-step pass (training red team). The steps
+    are counted with OpenRLHF's own prompt batching (its module imports vLLM, which has no
+    build here: stubbed, as it is not called)."""
+    _stub(monkeypatch, "vllm", SamplingParams=object)
+    _stub(monkeypatch, "openrlhf.trainer.ray.vllm_engine", batch_vllm_engine_call=None)
+    monkeypatch.delitem(sys.modules, "openrlhf.trainer.ppo_utils.samples_generator", raising=False)
+    from openrlhf.trainer.ppo_utils.samples_generator import _collect_prompt_batch
+
+    from tomgym.train.commands import steps_per_pass
+
+    batch = 8
+    loader = iter([(None, [f"p{i}"], [None], [None]) for i in range(rows)])
+    steps = 0
+    while True:
+        prompts, _, _, exhausted = _collect_prompt_batch(loader, batch)
+        steps += bool(prompts)
+        if exhausted:
+            break
+    assert steps_per_pass(rows, batch) == steps

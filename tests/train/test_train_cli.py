@@ -229,6 +229,16 @@ def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     assert results[-1].accuracy is None
     record = json.loads((tmp_path / checkpoints.BEST_FILE).read_text())
     assert record["best"]["path"].endswith("global_step16_hf") and len(record["all"]) == 4
+    # --eval-only --eval-split test evaluates beside the val evaluations: one directory held
+    # both, and the second split was refused as another run (training red team)
+    checkpoints.evaluate_checkpoints(
+        found[:1], ["ToM-HiToM-O4-v0"], tmp_path, agent="hf", split="test",
+        evaluate=fake_evaluate,
+    )  # fmt: skip
+    assert calls[-1][1] == checkpoints.checkpoint_eval_dir(
+        tmp_path, found[0], agent="hf", split="test"
+    )
+    assert calls[-1][1] != eval_dir and calls[-1][1].name == eval_dir.name + "-test"
 
 
 def test_export_eval_only_env_without_splits(

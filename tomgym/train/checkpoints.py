@@ -102,13 +102,17 @@ def checkpoint_eval_dir(
     agent: str = "vllm",
     temperature: float | None = None,
     max_new_tokens: int | None = None,
+    split: str = "val",
 ) -> Path:
     """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>-<settings>``.
     Keyed by name alone, a rerun's new checkpoint resumed the old one's results and was
-    'scored' from them without loading a weight; the agent kind, temperature and token budget
-    are in the name, so `--eval-only` with other ones evaluates afresh beside the first. An
-    evaluation named by the older, time-based fingerprint of the same files is kept in use."""
+    'scored' from them without loading a weight; the agent kind, temperature, token budget
+    and eval split (other than the default ``val``) are in the name, so `--eval-only` with
+    other ones evaluates afresh beside the first. An evaluation named by the older, time-based
+    fingerprint of the same files is kept in use."""
     settings = f"{agent}-T{_setting(temperature)}-max{_setting(max_new_tokens)}"
+    if split != "val":  # val's directories predate the split in the name
+        settings += f"-{split}"
     root = Path(run_dir) / "eval"
     older = root / f"{path.name}-{timed_fingerprint(path)}-{settings}"
     if older.is_dir():
@@ -140,7 +144,12 @@ def evaluate_checkpoints(
     results = []
     for path in checkpoints:
         eval_dir = checkpoint_eval_dir(
-            run_dir, path, agent=agent, temperature=temperature, max_new_tokens=max_new_tokens
+            run_dir,
+            path,
+            agent=agent,
+            temperature=temperature,
+            max_new_tokens=max_new_tokens,
+            split=split,
         )
         summary = evaluate(
             f"{agent}:{path}",

@@ -154,6 +154,13 @@ def _run_trl(args: argparse.Namespace) -> int:
     return int(module.run_trl(args))
 
 
+def steps_per_pass(rows: int, prompts_per_batch: int) -> int:
+    """OpenRLHF's training steps in one pass over ``rows`` prompts: it trains on a last, short
+    batch too, so ceil(rows / batch) (rows // batch saved a step early, drifting by a step a
+    pass)."""
+    return max(1, -(-rows // prompts_per_batch))
+
+
 def _train_openrlhf(args: argparse.Namespace) -> int:
     from tomgym.train.export import check_trainable
 
@@ -189,7 +196,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     dataset = out / "data" / "train.jsonl"
     save_steps = args.save_steps
     if save_steps is None:  # one checkpoint per pass over the data
-        save_steps = max(1, rows // preset.prompts_per_batch)
+        save_steps = steps_per_pass(rows, preset.prompts_per_batch)
     command = build_command(
         args.model,
         dataset,
