@@ -17,6 +17,13 @@ from tomgym.train.commands import add_commands
 
 
 @pytest.fixture(autouse=True)
+def no_hub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No hub here: a real run's tokenizer download for the prompt-length check would retry
+    for most of a minute per test before giving up (the check then says it counted nothing)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
 def vllm_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The default --eval-agent is vllm, which is not installed here (CPU machine): these
     tests check other things, so find_spec reports it present (a fake; the refusal without it
@@ -648,3 +655,30 @@ def test_an_env_given_twice_is_exported_once(
                 "--out", str(out)]) == 0  # fmt: skip
     assert len(out.read_text().splitlines()) == 2  # it wrote 4 rows, each item twice
     assert "ToM-HiToM-O1-v0 given more than once: used once" in capsys.readouterr().err
+
+
+def test_training_prompts_longer_than_openrlhfs_budget_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OpenRLHF cuts a prompt over --data.max_len minus the response budget from the left,
+    system message first, and trains on it; nothing said so (training red team: 5 of 60 rows
+    with length=3, noise=0.5). Counted with the model's own tokenizer and chat template."""
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.cli import main
+
+    model = tiny_llama(tmp_path / "model")
+    argv = ["train", "--model", str(model), "--train-env", "ToM-HiToM-v0", "--n", "20",
+            "--out", str(tmp_path / "run"), "--dry-run"]  # fmt: skip
+    assert main([*argv, "--max-prompt-tokens", "300"]) == 2
+    err = capsys.readouterr().err
+    assert "20 of 20 training prompts are longer than the prompt budget of 300 tokens" in err
+    assert "pass --max-prompt-tokens" in err
+    assert main([*argv, "--max-prompt-tokens", "2000"]) == 0
+    captured = capsys.readouterr()
+    assert "# longest training prompt: " in captured.err
+    command = shlex.split(captured.out.splitlines()[0])
+    assert command[command.index("--data.max_len") + 1] == str(2000 + 2048)
+    # a hub model not in the local cache: not counted in a dry run (no download), and said so
+    assert main([*argv[:2], "no-such-org/no-such-model", *argv[3:]]) == 0
+    assert "training prompt lengths not checked" in capsys.readouterr().err

@@ -89,6 +89,7 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
             ("epochs", "episodes"),
             ("reward", "reward"),
             ("max_new_tokens", "response_max_tokens"),
+            ("max_prompt_tokens", "prompt_max_tokens"),
             ("kl", "kl_coef"),
         )
         if getattr(args, name, None) is not None  # a Namespace built by hand may lack some
@@ -185,6 +186,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     warn_held_out_training(
         args.train_env, args.split, args.eval_env, args.eval_split, env_kwargs
     )
+    check_training_prompts(args, env_kwargs, preset.prompt_max_tokens)
     out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -251,6 +253,32 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     if args.eval_env:
         return evaluate_run(args, out, preset)
     return 0
+
+
+def check_training_prompts(
+    args: argparse.Namespace, env_kwargs: dict[str, Any], budget: int
+) -> None:
+    """Refuse training prompts longer than OpenRLHF's prompt budget (tomgym.train.
+    prompt_budget), counted with the model's tokenizer; where it cannot be loaded here (a hub
+    model not in the local cache, in a dry run), say that they were not counted."""
+    from tomgym.prompts import PREFILL
+    from tomgym.train.export import env_rows
+    from tomgym.train.prompt_budget import check_prompt_budget, hub_offline, load_tokenizer
+
+    tokenizer, why = load_tokenizer(args.model, offline=True)
+    if tokenizer is None and not args.dry_run and not hub_offline():
+        tokenizer, why = load_tokenizer(args.model, offline=False)
+    if tokenizer is None:
+        print(f"# training prompt lengths not checked: {why}", file=sys.stderr)
+        return
+    prefill = PREFILL if env_kwargs.get("prefill_think") else ""
+    rows = (
+        {**row, "prefill": prefill}
+        for env_id in args.train_env
+        for row in env_rows(env_id, args.split, args.n, **env_kwargs)
+    )
+    longest = check_prompt_budget(tokenizer, rows, budget)
+    print(f"# longest training prompt: {longest} of {budget} tokens", file=sys.stderr)
 
 
 def check_eval_agent(args: argparse.Namespace) -> None:
@@ -435,6 +463,12 @@ def add_commands(subparsers: Any) -> None:
         "--max-new-tokens",
         type=positive_int,
         help="tokens per response (the preset's is 2048; a CPU run wants a few dozen)",
+    )
+    overrides.add_argument(
+        "--max-prompt-tokens",
+        type=positive_int,
+        help="OpenRLHF's prompt budget (the preset's is 1024): a run whose training prompts, "
+        "counted with the model's tokenizer, do not fit is refused (OpenRLHF would cut them)",
     )
     p.add_argument(
         "--max-steps",
