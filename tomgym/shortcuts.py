@@ -46,6 +46,10 @@ class AuditRow:
     baselines: dict[str, float] = field(default_factory=dict)
     probe: float | None = None
     probe_note: str = ""
+    test_stories: int | None = None
+    """Distinct stories among the test items: the items of one story are not independent, so
+    a split of a few stories (ExploreToM's test split: 300 questions, 14 stories) moves a
+    baseline by tens of points from one split to another."""
 
     @property
     def best_shortcut(self) -> tuple[str, float]:
@@ -191,6 +195,7 @@ def audit_env(
         n_test=len(test),
         chance=sum(map(chance_level, test)) / max(1, len(test)),
         oracle=agent_accuracy("oracle", test, env_id, family),
+        test_stories=len({it.story for it in test}),
     )
     for spec in baselines:  # the majority learns from the probe's training items
         row.baselines[spec] = agent_accuracy(spec, test, env_id, family, train)
@@ -389,7 +394,7 @@ def audit_table(rows: Sequence[AuditRow], baselines: Sequence[str] = BASELINES) 
         cells = [
             r.env_id,
             r.test_split,
-            str(r.n_test),
+            str(r.n_test) + (f" ({r.test_stories} stories)" if r.test_stories else ""),
             _pct(r.chance),
             *(_pct(r.baselines.get(b)) for b in baselines),
             _pct(r.probe),

@@ -37,6 +37,14 @@ def test_audit_generated_env() -> None:
     assert row.baselines["heuristic:initial"] > 0.2  # the known order-4 shortcut
     assert row.probe is not None and row.shortcut_share is not None
     assert "ToM-HiToM-O4-v0" in audit_table([row])
+    assert row.test_stories == 60 and "| 60 (60 stories) |" in audit_table([row])
+
+
+def test_audit_says_how_many_stories_its_test_items_come_from(data_root: Path) -> None:
+    """ExploreToM's 300 test questions come from 14 stories: a baseline's score on them moves
+    by tens of points between equally valid splits (split red team), and the table now says so."""
+    row = audit_env("ToM-ExploreToM-v0", n_train=100, n_test=300, baselines=("random",))
+    assert (row.n_test, row.test_stories) == (300, 14)
 
 
 def test_audit_release_without_split(data_root: Path) -> None:
