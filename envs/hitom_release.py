@@ -178,7 +178,7 @@ class HiToMReleaseEnv(ToMEnv):
     one question per order 0-4. The CoT copy is the labels of record; the MC copy's labels
     for orders 2-4 are stale (its order-4 answer is always the object's initial container, from
     before a fix in the reference generator), so it agrees with the stated rules on only
-    450/600 answers against 583/600 for the CoT copy. Stories are the numbered sentences only:
+    470/600 answers against 583/600 for the CoT copy. Stories are the numbered sentences only:
     the MC copy's instruction header and three stray ``***`` lines are dropped.
 
     ## Observation

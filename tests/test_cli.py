@@ -68,10 +68,12 @@ def test_check_names_an_unknown_id_and_skips_an_uninstalled_release(
     missing file (not in ../shared/data) made every plain `tomgym check` fail."""
     assert main(["check", "ToM-Nope-v0"]) == 2
     assert "No ToM env is registered" in capsys.readouterr().err
+    # named, it is not skipped but could not be checked: a failure, said as one (it printed
+    # "skip ... 0 failed" and exited 1)
     assert main(["check", "ToM-HiToM-O1-v0", "ToM-FANToM-v0", "--items", "2"]) == 1
     out = capsys.readouterr().out
-    assert "skip ToM-FANToM-v0" in out and "fantom_v1.json" in out
-    assert "1 passed, 0 failed, 1 skipped (release not installed)" in out
+    assert "FAIL ToM-FANToM-v0: not checked: " in out and "fantom_v1.json" in out
+    assert "1 passed, 1 failed" in out and "skipped" not in out
 
 
 def test_show_takes_the_prompt_as_a_kwarg(capsys: pytest.CaptureFixture[str]) -> None:

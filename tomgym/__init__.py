@@ -20,6 +20,7 @@ from tomgym.registry import (
     unregister_tom_env,
 )
 from tomgym.rewards import REWARD_PRESETS, RewardSpec, Score, score_response
+from tomgym.world.parse import UnknownSentenceError
 
 __version__ = "0.1.0"
 
@@ -105,6 +106,7 @@ __all__ = [
     "ToMEnvSpec",
     "ToMItem",
     "UnknownEnvError",
+    "UnknownSentenceError",
     "get_spec",
     "list_envs",
     "load_items",

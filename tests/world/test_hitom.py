@@ -108,3 +108,6 @@ def test_solve_checks_family_and_mode() -> None:
         tomgym.solve(q.story, q.question, family="tomi", mode="bogus")
     with pytest.raises(ValueError, match="families 'hitom', 'tomi', not 'fantom'"):
         tomgym.solve(q.story, q.question, family="fantom")
+    # free prose is refused with an error users can catch by its top-level name
+    with pytest.raises(tomgym.UnknownSentenceError):
+        tomgym.solve("Ann strolled about, musing.", q.question)
