@@ -163,3 +163,23 @@ def test_one_checkpoint_per_pass_counts_openrlhfs_last_short_batch(
         if exhausted:
             break
     assert steps_per_pass(rows, batch) == steps
+
+
+def test_openrlhfs_start_up_refusals_are_said_before_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dry run passed commands OpenRLHF refuses at start-up (training red team): fewer
+    rollout micro-batches than actor processes, and a dataset path with ',' or '@'."""
+    from dataclasses import replace
+
+    tiny = replace(PRESETS["paper-2507"], prompts_per_batch=1, rollouts_per_prompt=4)
+    layout = GpuLayout.for_gpus(2)
+    # 1 x 4 rollouts make 2 micro-batches of 2: enough for 2 actors, OpenRLHF takes it
+    argv = build_command("m", tmp_path / "train.jsonl", tmp_path, tiny, layout)
+    assert openrlhf_parse(argv, monkeypatch).rollout.n_samples_per_prompt == 4
+    with pytest.raises(ValueError, match="make 1 rollout micro-batches of 2, fewer than the 2"):
+        build_command("m", tmp_path / "t.jsonl", tmp_path, replace(tiny, rollouts_per_prompt=2),
+                      layout)  # fmt: skip
+    for mark in ",@":
+        with pytest.raises(ValueError, match="give an --out without them"):
+            build_command("m", tmp_path / f"a{mark}b" / "train.jsonl", tmp_path, tiny, layout)

@@ -403,6 +403,12 @@ def test_train_refuses_an_out_that_holds_another_run(
     (out / RUN_CONFIG).write_text(json.dumps({"model": "other", "train_envs": ["ToM-ToMi-v0"]}))
     argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
             "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
+    # A run that failed to start saved nothing: the corrected command takes the directory
+    # (it was refused, and only deleting the directory got past it; training red team)
+    assert run(argv) == 0
+    assert "held a run that saved nothing" in capsys.readouterr().err
+    (out / "ckpt" / "global_step4").mkdir(parents=True)
+    (out / "ckpt" / "global_step4" / "model.safetensors").write_text("weights")
     assert run(argv) == 2
     err = capsys.readouterr().err
     assert "holds another training run" in err and "model" in err
@@ -589,6 +595,7 @@ def test_a_run_directory_is_checked_before_anything_runs(
 
     config = plan_trl_run(parse([*trl, "--reward", "lenient", "--out", str(out)])).config
     (out / RUN_CONFIG).write_text(json.dumps(config))
+    (out / "checkpoint-1").mkdir()  # ... and saved a checkpoint
     assert run([*trl, "--reward", "lenient", "--out", str(out)]) == 0
     assert run([*trl, "--reward", "tomrl", "--out", str(out)]) == 2
     assert 'reward: "lenient" there, "tomrl" now' in capsys.readouterr().err

@@ -67,6 +67,10 @@ PRESETS: dict[str, Preset] = {
 PRESETS["custom"] = replace(PRESETS["paper-2507"], name="custom")
 
 
+ROLLOUT_MICRO_BATCH = 2
+"""``--rollout.micro_batch_size``: sequences per rollout forward pass."""
+
+
 @dataclass(frozen=True)
 class GpuLayout:
     """How the GPUs are shared: actor, reference and vLLM engines all colocated (hybrid engine)."""
@@ -114,6 +118,20 @@ def build_command(
     """The argv of an OpenRLHF REINFORCE++ run on ``dataset`` (an ``openrlhf`` export)."""
     if estimator == "reinforce_baseline" and preset.rollouts_per_prompt < 2:
         raise ValueError("reinforce_baseline needs more than one rollout per prompt")
+    # Two of OpenRLHF's own start-up refusals, said before a cluster is booked for them.
+    if any(mark in str(dataset) for mark in ",@"):
+        raise ValueError(
+            f"the training data would be at {dataset}: OpenRLHF reads ',' in a dataset path as "
+            "a list of datasets and '@' as a split, so give an --out without them"
+        )
+    micro_batches = preset.prompts_per_batch * preset.rollouts_per_prompt // ROLLOUT_MICRO_BATCH
+    if micro_batches < layout.gpus:
+        raise ValueError(
+            f"{preset.prompts_per_batch} prompts x {preset.rollouts_per_prompt} rollouts a batch "
+            f"make {micro_batches} rollout micro-batches of {ROLLOUT_MICRO_BATCH}, fewer than "
+            f"the {layout.gpus} actor processes (one per GPU), which OpenRLHF refuses: raise "
+            "--batch or --rollouts, or use fewer --gpus"
+        )
     out = Path(out)
     gpus = str(layout.gpus)
     rollouts = preset.prompts_per_batch * preset.rollouts_per_prompt
@@ -150,7 +168,7 @@ def build_command(
         "--train.micro_batch_size",
         "1",
         "--rollout.micro_batch_size",
-        "2",
+        str(ROLLOUT_MICRO_BATCH),
         "--rollout.temperature",
         _fmt(preset.temperature),
         "--rollout.top_p",

@@ -22,9 +22,8 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a directory for the run")
     path = out / RUN_CONFIG
+    saved = saved_results(out)
     if not path.is_file():
-        saved = [p.name for p in (out / "ckpt", out / "final") if p.exists()]
-        saved += sorted(p.name for p in out.glob("checkpoint-*")) if out.is_dir() else []
         if saved:
             raise ValueError(
                 f"--out {out} holds checkpoints ({', '.join(saved[:3])}) but no {RUN_CONFIG}: "
@@ -36,11 +35,33 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     except json.JSONDecodeError:
         raise ValueError(f"{path} is not valid JSON: use another --out or delete it") from None
     changed = config_differences(stored, json.loads(json.dumps(config)))
+    if changed and not saved:
+        # A run that failed to start (a trainer refusing its command) saved nothing: the
+        # corrected command takes the directory over instead of being told to delete it.
+        print(
+            f"# --out {out} held a run that saved nothing (its {RUN_CONFIG} differed in "
+            f"{'; '.join(changed[:3])}): this run replaces it",
+            file=sys.stderr,
+        )
+        return
     if changed:
         raise ValueError(
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
             f"{'; '.join(changed[:6])}); use another --out, or delete it to start again"
         )
+
+
+def saved_results(out: Path) -> list[str]:
+    """What a training run directory holds that a run computed: checkpoints (a ``ckpt`` or
+    ``final`` folder with files in it, ``checkpoint-*``) and checkpoint evaluations."""
+    if not out.is_dir():
+        return []
+    found = [
+        p.name
+        for p in (out / "ckpt", out / "final", out / "eval")
+        if p.is_dir() and any(f.is_file() for f in p.rglob("*"))
+    ]
+    return found + sorted(p.name for p in out.glob("checkpoint-*"))
 
 
 def config_differences(stored: Any, config: Any, where: str = "") -> list[str]:
