@@ -168,3 +168,28 @@ def test_tom_dataset_refuses_eval_only_envs_as_export_does(data_root: Path) -> N
     with pytest.raises(EvalOnlyError, match="eval-only"):
         tom_dataset("ToM-OpenToM-v0", n=2)
     assert len(tom_dataset("ToM-OpenToM-v0", n=2, allow_eval_only=True)) == 2
+
+
+def test_paper_presets_train_in_micro_batches_of_one_step_per_prompt_batch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """per_device_train_batch_size was prompts x rollouts (64 for paper-2507, 128 for
+    paper-2504): one forward and backward pass over every completion, which no GPU holds at 3k
+    tokens each (training red team). Micro-batches of at most 8 now add up to the same batch:
+    TRL generates and steps on all 64 (128) completions of 8 prompts at once."""
+    import argparse
+
+    import torch
+
+    trl = pytest.importorskip("trl")
+    from tomgym.train.trl_backend import grpo_settings, micro_batch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for preset, prompts, rollouts in (("paper-2507", 8, 8), ("paper-2504", 8, 16)):
+        args = argparse.Namespace(preset=preset, out=str(tmp_path), save_steps=None)
+        settings = grpo_settings(args)
+        assert settings["per_device_train_batch_size"] == 8
+        config = trl.GRPOConfig(**settings)
+        assert config.generation_batch_size == prompts * rollouts
+        assert config.generation_batch_size // config.num_generations == prompts
+    assert [micro_batch(n) for n in (2, 9, 12, 64, 7)] == [2, 3, 6, 8, 7]

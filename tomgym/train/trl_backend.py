@@ -66,11 +66,17 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     always applies it as a loss term (k3), where paper-2507 on OpenRLHF puts it in the reward.
     """
     preset = preset_from_args(args)
+    completions = preset.prompts_per_batch * preset.rollouts_per_prompt
+    micro = micro_batch(completions)
     settings: dict[str, Any] = {
         "output_dir": str(Path(args.out).resolve()),
         "learning_rate": preset.lr,
         "num_generations": preset.rollouts_per_prompt,
-        "per_device_train_batch_size": preset.prompts_per_batch * preset.rollouts_per_prompt,
+        # One optimizer step per batch of prompts, as on OpenRLHF, taken in micro-batches: all
+        # 64-128 completions of a paper preset in one forward and backward pass would not fit
+        # a GPU's memory at 3k tokens each (training red team).
+        "per_device_train_batch_size": micro,
+        "gradient_accumulation_steps": completions // micro,
         "temperature": preset.temperature,
         "top_p": preset.top_p,
         "num_train_epochs": preset.episodes,
@@ -88,6 +94,16 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     if settings["num_generations"] < 2:  # GRPO's group baseline needs two; say so in a dry run
         raise ValueError("the trl backend (GRPO) needs --rollouts of at least 2")
     return settings
+
+
+TRL_MICRO_BATCH = 8
+"""Most completions in one TRL forward and backward pass (per device)."""
+
+
+def micro_batch(completions: int) -> int:
+    """The largest divisor of ``completions`` up to TRL_MICRO_BATCH: micro-batches that add up
+    to the whole batch exactly, so one optimizer step still sees every completion."""
+    return max(d for d in range(1, min(completions, TRL_MICRO_BATCH) + 1) if completions % d == 0)
 
 
 def resolve_model_path(model: str) -> str:
