@@ -689,3 +689,39 @@ def test_training_prompts_longer_than_openrlhfs_budget_are_refused(
     # a hub model not in the local cache: not counted in a dry run (no download), and said so
     assert main([*argv[:2], "no-such-org/no-such-model", *argv[3:]]) == 0
     assert "training prompt lengths not checked" in capsys.readouterr().err
+
+
+def test_a_run_directory_moved_elsewhere_is_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """train_config.json names the run's own paths, so a run directory copied or restored
+    elsewhere was refused as another training run (training red team)."""
+    import shutil
+
+    from tomgym.train.openrlhf_cmd import PRESETS, GpuLayout, build_command
+    from tomgym.train.run_checks import RUN_CONFIG, relocated, stored_out_dir
+    from tomgym.train.trl_backend import plan_trl_run
+
+    trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+           "--n", "2", "--dry-run"]  # fmt: skip
+    first = tmp_path / "first"
+    first.mkdir()
+    config = plan_trl_run(parse([*trl, "--out", str(first)])).config
+    (first / RUN_CONFIG).write_text(json.dumps(config))
+    (first / "checkpoint-1").mkdir()
+    moved = tmp_path / "elsewhere" / "run"
+    moved.parent.mkdir()
+    shutil.move(first, moved)
+    assert run([*trl, "--out", str(moved)]) == 0
+    assert run([*trl, "--reward", "tomrl", "--out", str(moved)]) == 2  # still checked
+    assert "holds another training run" in capsys.readouterr().err
+    # OpenRLHF's config names the run directory in its command
+    out = tmp_path / "o"
+    command = build_command("m", out / "data" / "train.jsonl", out, PRESETS["paper-2507"],
+                            GpuLayout.for_gpus(1))  # fmt: skip
+    stored = {"model": "m", "command": command}
+    assert stored_out_dir(stored) == str(out)
+    new = tmp_path / "p"
+    assert relocated(stored, str(out), str(new))["command"] == build_command(
+        "m", new / "data" / "train.jsonl", new, PRESETS["paper-2507"], GpuLayout.for_gpus(1)
+    )

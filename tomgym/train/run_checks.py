@@ -34,6 +34,9 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:
         raise ValueError(f"{path} is not valid JSON: use another --out or delete it") from None
+    old_out = stored_out_dir(stored)
+    if old_out is not None and old_out != str(out):  # the run directory was moved or copied
+        stored = relocated(stored, old_out, str(out))
     changed = config_differences(stored, json.loads(json.dumps(config)))
     if changed and not saved:
         # A run that failed to start (a trainer refusing its command) saved nothing: the
@@ -49,6 +52,32 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
             f"{'; '.join(changed[:6])}); use another --out, or delete it to start again"
         )
+
+
+def stored_out_dir(stored: Any) -> str | None:
+    """The run directory a stored train_config.json was written for (TRL's output_dir, or the
+    parent of OpenRLHF's --ckpt.path), None where it does not say."""
+    if not isinstance(stored, dict):
+        return None
+    grpo = stored.get("grpo")
+    if isinstance(grpo, dict) and isinstance(grpo.get("output_dir"), str):
+        return str(grpo["output_dir"])
+    command = stored.get("command")
+    if isinstance(command, list) and "--ckpt.path" in command[:-1]:
+        return str(Path(command[command.index("--ckpt.path") + 1]).parent)
+    return None
+
+
+def relocated(value: Any, old: str, new: str) -> Any:
+    """``value`` with every path under ``old`` moved under ``new``: a run directory moved or
+    copied elsewhere is the same run (its config named the old place)."""
+    if isinstance(value, dict):
+        return {key: relocated(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [relocated(item, old, new) for item in value]
+    if isinstance(value, str) and (value == old or value.startswith(old + "/")):
+        return new + value[len(old) :]
+    return value
 
 
 def saved_results(out: Path) -> list[str]:

@@ -76,7 +76,6 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
         # 64-128 completions of a paper preset in one forward and backward pass would not fit
         # a GPU's memory at 3k tokens each (training red team).
         "per_device_train_batch_size": micro,
-        "gradient_accumulation_steps": completions // micro,
         "temperature": preset.temperature,
         "top_p": preset.top_p,
         "num_train_epochs": preset.episodes,
@@ -87,6 +86,8 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
         "report_to": [],
         **device_settings(),
     }
+    if completions > micro:  # (TRL's default is 1: a run without accumulation keeps its config)
+        settings["gradient_accumulation_steps"] = completions // micro
     if getattr(args, "save_steps", None):
         settings.update(save_strategy="steps", save_steps=args.save_steps)
     if getattr(args, "max_steps", None):
