@@ -330,7 +330,7 @@ def make_baseline(spec: str, options: dict[str, Any]) -> BaselineAgent:
         return BaselineAgent(spec="random", guess=guess_random, seed=seed)
     if kind == "heuristic" and name in HEURISTICS:
         guess = HEURISTICS[name]()
-        if isinstance(guess, MajorityGuess) and "fit_items" in options:
+        if isinstance(guess, FittedGuess) and "fit_items" in options:
             guess.fit_items = int(options["fit_items"])
         return BaselineAgent(spec=f"heuristic:{name}", guess=guess, seed=seed)
     raise ValueError(

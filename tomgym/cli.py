@@ -253,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_pairs_option(
         p,
         "--kwarg",
-        "env keyword argument, the value as JSON (repeatable)",
+        "env keyword argument, the value as JSON or a Python literal (True, (1, 2), ...), else "
+        "a string (repeatable)",
     )
     p.set_defaults(handler=cmd_show)
 

@@ -192,7 +192,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     add_pairs_option(
         p,
         "--kwarg",
-        "env keyword argument, the value as JSON (repeatable; the split is --split)",
+        "env keyword argument, the value as JSON or a Python literal (True, (1, 2), ...), else "
+        "a string (repeatable; the split is --split)",
     )
     p.add_argument(
         "--item-order",
@@ -225,8 +226,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         p,
         "--agent-option",
         "agent setting, the value as JSON (repeatable): top_p; hf/smollm2 device, dtype, "
-        "num_threads; openai timeout, max_retries, concurrency, api_key_env; vllm engine "
-        "arguments (max_model_len, dtype, ...); heuristic:majority fit_items",
+        "num_threads, revision (a hub model's branch, tag or commit); openai timeout, "
+        "max_retries, concurrency, api_key_env; vllm engine arguments (max_model_len, dtype, "
+        "revision, ...); heuristic:majority and heuristic:position fit_items",
     )
     p.add_argument("--temperature", type=float, default=None)
     p.add_argument("--max-new-tokens", type=positive_int, default=None)
