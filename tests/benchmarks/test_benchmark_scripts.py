@@ -151,3 +151,29 @@ def test_vs_reasoning_gym_tomgym_side() -> None:
     bench = import_benchmark("vs_reasoning_gym")
     for env_id in bench.procedural_env_ids(None):
         assert bench.tomgym_seconds_per_item(env_id, 2, 0) > 0
+
+
+def test_structure_overlap(tmp_path: Path) -> None:
+    run_script("structure_overlap", "--test", "20", "--train", "50", "--results-dir", str(tmp_path))
+    rows = written(tmp_path, "structure_overlap")["rows"]
+    assert {row["test_env"] for row in rows} >= {"ToM-ToMi-v0", "ToM-ToMi-NewVocab-v0"}
+    # the same story with other words is one structure; another story is another
+    from tomgym.items import ToMItem
+    from tomgym.world.vocab import load_vocab
+
+    module = import_benchmark("structure_overlap")
+    roles = module.role_of_words()
+    train, test = load_vocab("train"), load_vocab("test")
+
+    def item(vocab: Any, verb: str) -> ToMItem:
+        name, room = vocab.names[0], vocab.rooms[0]
+        return ToMItem(id="x", story=f"{name} {verb} the {room}.", question=f"Where is {name}?",
+                       answer=room, answer_type="text")  # fmt: skip
+
+    assert module.skeleton(item(train, "entered"), roles) == module.skeleton(
+        item(test, "entered"), roles
+    )
+    assert "<N1>" in module.skeleton(item(train, "entered"), roles)
+    assert module.skeleton(item(train, "entered"), roles) != module.skeleton(
+        item(train, "exited"), roles
+    )
