@@ -222,6 +222,11 @@ def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
     # ... and the same model: it finishes the run (it was refused for its other path)
     evaluate(f"hf:{tmp_path / 'copy'}", ENVS[:1], n=3, max_new_tokens=2, out=out, quiet=True)
     assert len((out / "results.jsonl").read_text().splitlines()) == 3
+    # a spec naming no directory here carries the stored fingerprint on, which proves nothing:
+    # another agent (review: accepted as 'moved', its answers mixed into the run)
+    for other in (f"hf:{tmp_path / 'gone'}", "hf:smollm2"):
+        with pytest.raises(RunConflictError, match="agent: "):
+            evaluate(other, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
     retrained = transformers.AutoModelForCausalLM.from_pretrained(model)
     with torch.no_grad():
         for parameter in retrained.parameters():

@@ -405,6 +405,11 @@ def test_train_refuses_an_out_that_holds_another_run(
             "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
     # A run that failed to start saved nothing: the corrected command takes the directory
     # (it was refused, and only deleting the directory got past it; training red team)
+    from tomgym.train.run_checks import training_lock
+
+    with training_lock(out):  # ... but one still training (before its first checkpoint) is
+        assert run(argv) == 2  # neither taken over nor resumed (review)
+        assert "is in use by a tomgym training run (process " in capsys.readouterr().err
     assert run(argv) == 0
     assert "held a run that saved nothing" in capsys.readouterr().err
     (out / "ckpt" / "global_step4").mkdir(parents=True)

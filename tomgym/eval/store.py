@@ -205,11 +205,13 @@ class RunMetadata(BaseModel):
         """What differs between two runs in a way that makes their results incomparable."""
         problems = []
         # A local model directory copied or moved elsewhere is the same model: its files'
-        # fingerprint says so, whatever the path in the spec.
+        # fingerprint, taken from the directory the spec names now, says so whatever the path.
+        # (A spec naming no directory here carries the stored fingerprint on: no evidence.)
         moved = (
             self.model_fingerprint is not None
             and self.model_fingerprint == other.model_fingerprint
             and agent_kind(self.agent) == agent_kind(other.agent)
+            and names_local_model(self.agent)
         )
         if agent_identity(self.agent) != agent_identity(other.agent) and not moved:
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
@@ -245,6 +247,13 @@ class RunMetadata(BaseModel):
             if old is not None and old.held_out != env.held_out:
                 problems.append(f"held-out marking of {env.env_id} differs")
         return problems
+
+
+def names_local_model(spec: str) -> bool:
+    """Whether an ``hf:``/``vllm:`` spec names a model directory that exists here."""
+    from tomgym.eval.resume import local_model_dir
+
+    return local_model_dir(spec) is not None
 
 
 def agent_kind(spec: str) -> str:
@@ -290,24 +299,27 @@ LOCK_FILE = ".tomgym-eval.lock"
 
 
 @contextlib.contextmanager
-def directory_lock(directory: Path) -> Iterator[None]:
+def directory_lock(
+    directory: Path, lock_file: str = LOCK_FILE, what: str = "tomgym evaluation"
+) -> Iterator[None]:
     """Hold the run directory for one evaluation at a time: two processes appending to and
     rewriting one results.jsonl lose each other's records and mix their agents' answers. The
     lock is the operating system's (``flock``), so a killed run leaves none behind; where there
-    is no ``fcntl`` (Windows), nothing is locked."""
+    is no ``fcntl`` (Windows), nothing is locked. ``lock_file`` and ``what`` serve other kinds
+    of run (a training run holds its directory the same way)."""
     try:
         import fcntl
     except ImportError:
         yield
         return
-    with (directory / LOCK_FILE).open("a+", encoding="utf-8") as handle:
+    with (directory / lock_file).open("a+", encoding="utf-8") as handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip()
             raise RunInProgressError(
-                f"{directory} is in use by another tomgym evaluation"
+                f"{directory} is in use by another {what}"
                 + (f" (process {holder})" if holder else "")
                 + ": wait for it to finish, then rerun to resume, or use another --out"
             ) from None
@@ -321,6 +333,25 @@ def directory_lock(directory: Path) -> Iterator[None]:
             # Released explicitly: a process forked meanwhile shares the open file, and closing
             # ours alone would leave the directory locked while that child lives.
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def lock_holder(directory: Path, lock_file: str) -> str | None:
+    """Who holds ``directory``'s lock (a process id, or "another process"), None when nobody
+    does; creates nothing (a dry run writes no file)."""
+    path = directory / lock_file
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    if not path.is_file():
+        return None
+    with path.open("r", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "another process"
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return None
 
 
 class ResultsStore:

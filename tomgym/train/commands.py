@@ -42,6 +42,7 @@ from tomgym.train.run_checks import (
     check_envs,
     check_run_dir,
     is_finished,
+    training_lock,
     warn_held_out_training,
     warn_selection_on_held_out,
     write_run_config,
@@ -230,6 +231,20 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         print("# would write:", *(f"#   {f}" for f in files), sep="\n")
         return 0
+    with training_lock(out):
+        return _run_openrlhf(args, out, preset, env_kwargs, dataset, config, command)
+
+
+def _run_openrlhf(
+    args: argparse.Namespace,
+    out: Path,
+    preset: Preset,
+    env_kwargs: dict[str, Any],
+    dataset: Path,
+    config: dict[str, Any],
+    command: list[str],
+) -> int:
+    """The OpenRLHF run itself (export, trainer, checkpoint evaluation), under the lock."""
     if is_finished(out):
         print(FINISHED_NOTE.format(out=out), file=sys.stderr)
         return evaluate_run(args, out, preset) if args.eval_env else 0

@@ -5,14 +5,28 @@ and what of the held-out data it would spend."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tomgym.eval.store import RunInProgressError, directory_lock, lock_holder
 from tomgym.train.export import ExportError, item_count, open_export_env
 
 RUN_CONFIG = "train_config.json"
+TRAIN_LOCK = ".tomgym-train.lock"
+"""Held by a training run on its directory while it trains (tomgym.eval.store.directory_lock)."""
+
+
+@contextlib.contextmanager
+def training_lock(out: Path) -> Iterator[None]:
+    """Hold ``out`` for this training run: another command on it (a resume, or one taking over
+    a directory whose run has saved nothing yet) is refused while it trains."""
+    out.mkdir(parents=True, exist_ok=True)
+    with directory_lock(out, TRAIN_LOCK, "tomgym training run"):
+        yield
 
 
 def check_run_dir(out: Path, config: dict[str, Any]) -> None:
@@ -21,6 +35,12 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     same config is a rerun (resumed from its last checkpoint where the backend can)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a directory for the run")
+    holder = lock_holder(out, TRAIN_LOCK)
+    if holder is not None:  # a run still training there: neither resumed nor replaced
+        raise RunInProgressError(
+            f"--out {out} is in use by a tomgym training run (process {holder}): wait for it "
+            "to finish (then rerun to resume), or use another --out"
+        )
     path = out / RUN_CONFIG
     saved = saved_results(out)
     if not path.is_file():

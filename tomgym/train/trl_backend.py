@@ -32,6 +32,7 @@ from tomgym.train.run_checks import (
     check_envs,
     check_run_dir,
     is_finished,
+    training_lock,
     warn_held_out_training,
     warn_openrlhf_only,
     warn_selection_on_held_out,
@@ -170,6 +171,19 @@ def run_trl(args: argparse.Namespace) -> int:
         shown = {"backend": "trl", "model": args.model, "env_kwargs": env_kwargs, "grpo": settings}
         print(json.dumps(shown, indent=2))
         return 0
+    with training_lock(out):
+        return _train_trl(args, out, settings, env_kwargs, rows, config)
+
+
+def _train_trl(
+    args: argparse.Namespace,
+    out: Path,
+    settings: dict[str, Any],
+    env_kwargs: dict[str, Any],
+    rows: int,
+    config: dict[str, Any],
+) -> int:
+    """The TRL run itself, under its directory's training lock."""
     if is_finished(out):
         print(FINISHED_NOTE.format(out=out), file=sys.stderr)
         if not getattr(args, "eval_env", None):
