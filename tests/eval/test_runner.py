@@ -336,6 +336,12 @@ def test_records_of_items_that_changed_since_are_not_resumed(tmp_path: Path) -> 
         tomgym.register_tom_env(env_id, items=recandidated, overwrite=True)
         with pytest.raises(RunConflictError, match=r"index 0: its candidates, aliases or answer"):
             evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        # OpenToM's narrator questions became order 0: old records at order 1 would be pooled
+        # with new ones at order 0 in one run's per-order table (review)
+        reordered = [dict(item, order=0) for item in items]
+        tomgym.register_tom_env(env_id, items=reordered, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"index 0: its ToM order was 1, now 0"):
+            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
         tomgym.register_tom_env(env_id, items=items, overwrite=True)  # as it was: resumes
         summary = evaluate("heuristic:first", [env_id], n=4, out=out, quiet=True)
         assert summary.envs[env_id].n == 4

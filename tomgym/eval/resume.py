@@ -144,9 +144,9 @@ def changed_items(
     target: EnvTarget, records: Mapping[tuple[str, int], ResultRecord], done: set[tuple[str, int]]
 ) -> list[str]:
     """The finished records of ``target`` whose item is not the one its env serves at their
-    index now (another id, gold answer, prompt, or for records that carry a digest of their
-    item, candidates, aliases or answer type: a data file edited or re-sorted, another
-    generator or prompt version), one line each. Resuming would count their old verdicts as
+    index now (another id, gold answer, prompt, ToM order, or for records that carry a digest
+    of their item, candidates, aliases or answer type: a data file edited or re-sorted, another
+    generator, loader or prompt version), one line each. Resuming would count their old verdicts as
     answers to the new items."""
     env = target.env
     if env is None:
@@ -167,6 +167,8 @@ def changed_items(
             what = "its prompt (story, question or instructions) changed"
         elif record.item_digest and record.item_digest != item.digest():
             what = "its candidates, aliases or answer type changed"
+        elif record.order != item.order:  # per-order tables would pool the two labellings
+            what = f"its ToM order was {record.order}, now {item.order}"
         else:
             continue
         lines.append(f"{target.env_id} index {index}: {what}")
