@@ -189,7 +189,7 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
     held_out = {it.id for it in tomgym.load_items("ToM-HiToM-Original-O4-v0")}
     for env_id in ("ToM-HiToM-Original-v0", "ToM-HiToM-Original-MC-v0"):
         out = tmp_path / f"{env_id}.jsonl"
-        with pytest.warns(HeldOutDataWarning, match=f"{env_id} serves the items of held-out "):
+        with pytest.warns(HeldOutDataWarning, match=f"{env_id} serves 120 of the 120 items of "):
             export_dataset([env_id], None, None, "jsonl", out)
         exported = {json.loads(line)["item_id"] for line in out.read_text().splitlines()}
         assert held_out <= exported or env_id.endswith("MC-v0")
@@ -199,3 +199,10 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
             [f"ToM-HiToM-Original-O{o}-v0" for o in range(4)], None, None, "jsonl",
             tmp_path / "o0-3.jsonl",
         )
+        # the items as made: the whole release at order 1 holds none of O4 (review)
+        export_dataset(["ToM-HiToM-Original-v0"], None, None, "jsonl", tmp_path / "o1.jsonl",
+                       order=1)  # fmt: skip
+    # ... and an order env made with order=4 holds them all
+    with pytest.warns(HeldOutDataWarning, match="serves 120 of the 120 items of held-out"):
+        export_dataset(["ToM-HiToM-Original-O0-v0"], None, None, "jsonl", tmp_path / "o4.jsonl",
+                       order=4)  # fmt: skip

@@ -657,6 +657,8 @@ def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) 
     )
     grpo = json.loads(captured.out)["grpo"]
     assert grpo["save_strategy"] == "steps" and grpo["save_steps"] == 2  # 16 rows, batches of 8
+    assert run([*trl, "--max-prompt-tokens", "2000"]) == 0  # TRL cuts no prompt (review)
+    assert "--max-prompt-tokens are OpenRLHF options" in capsys.readouterr().err
 
 
 def test_an_env_given_twice_is_exported_once(

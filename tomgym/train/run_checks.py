@@ -148,6 +148,7 @@ OPENRLHF_ONLY = {
     "vllm_tp": "--vllm-tp",
     "address": "--address",
     "python": "--python",
+    "max_prompt_tokens": "--max-prompt-tokens",
 }
 """Options the trl backend has no use for (it says so rather than ignoring them)."""
 
