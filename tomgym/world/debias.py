@@ -21,7 +21,10 @@ schemes:
 - ``positions`` (the ``-Debiased-v1`` IDs): the answer's place on the path is itself the
   target, uniform, and it is the true location with probability 1/|path| (a draw whose place
   does not agree is redrawn), so every fixed place on the path, the reality answer and the
-  initial location each sit at E[1/|path|].
+  initial location each sit at about E[1/|path|]. About, not exactly: a place that deep
+  chains rarely believe is met less often within the tries (on order 4, the last of four
+  places holds 17.5% of the answers where 25% is asked), and about 1% of order-4 items find
+  no draw meeting their target and keep the plain draw.
 """
 
 from __future__ import annotations
