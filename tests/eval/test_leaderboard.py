@@ -184,3 +184,30 @@ def test_label_envs_show_macro_f1_on_the_leaderboard(tmp_path: Path) -> None:
     assert table.splitlines()[0].endswith("| macro-F1 |") and "macro-F1 (when a run" in table
     evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / "plain", quiet=True)
     assert "| macro-F1 |" not in to_markdown(collect([tmp_path / "plain"]))
+
+
+def test_the_headline_accuracy_counts_each_env_once_whatever_its_item_count(
+    tmp_path: Path,
+) -> None:
+    """Pooled over items, a random run with 40 ToMi items and 4 Hi-ToM items ranked above a
+    shortcut that beats it on Hi-ToM: ToMi's 50% chance carried the pool (metrics red team)."""
+    import json
+
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    envs = ["ToM-ToMi-v0", "ToM-HiToM-O0-v0"]
+    suite = tmp_path / "skewed.json"
+    suite.write_text(json.dumps(
+        {"name": "skewed", "envs": [{"id": envs[0], "n": 40}, {"id": envs[1], "n": 4}]}
+    ))  # fmt: skip
+    evaluate("random", suite=suite, out=tmp_path / "no", quiet=True)
+    evaluate("heuristic:reality", suite=suite, n=4, out=tmp_path / "reality", quiet=True)
+    board = collect([tmp_path / "no", tmp_path / "reality"])
+    by_agent = {row.agent: row for row in board.rows}
+    no = by_agent["random"]
+    assert no.envs[envs[1]] == 0.0 and no.item_accuracy is not None
+    assert no.accuracy == (no.envs[envs[0]] or 0.0) / 2  # each env once, not 40 to 4
+    assert no.item_accuracy > no.accuracy
+    assert board.rows[0].agent == "heuristic:reality"
+    assert no.ci95 is not None and no.ci95[0] <= no.accuracy <= no.ci95[1]

@@ -149,3 +149,22 @@ def test_story_lines_dressed_in_connectives_and_the_question_are_not_reasoning()
     copied = f"<think>{item.question}</think>"
     own, named = think_features(copied, "", item.story, item.candidates, item.question)
     assert own == 0 and named == 0
+
+
+def test_a_line_said_over_again_or_a_word_babbled_is_not_reasoning() -> None:
+    """Metrics red team: one story line pasted twice or five times, a claim said twice, and
+    "is is is Kurt is Delia is is is" all counted as structured reasoning."""
+    item = tomgym.load_items("ToM-HiToM-O2-v0", 1)[0]
+    line = item.story.splitlines()[0].split(" ", 1)[1]
+    for times in (2, 5):
+        think = " ".join([line] * times)
+        assert think_features(f"<think>{think}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    obj, where = item.metadata["object"], item.answer
+    claim = f"The {obj} is in the {where}."
+    assert think_features(f"<think>{claim} {claim}</think>", "", item.story)[0] < MIN_THINK_WORDS
+    a, b = item.metadata["question_agents"][:2]
+    babble = f"<think>is is is {a} is {b} is is is</think>"
+    assert think_features(babble, "", item.story, item.candidates) == (0, 0)
+    # a real chain of two claims still counts
+    chain = f"<think>{a} thinks the {obj} is in the {where}. {b} saw it moved there.</think>"
+    assert think_features(chain, "", item.story, item.candidates)[0] >= MIN_THINK_WORDS

@@ -59,8 +59,18 @@ class LeaderboardRow(BaseModel):
     )
     planned: int | None = Field(default=None, description="Items the run's plan asks for.")
     complete: bool = Field(default=True, description="Every planned item is scored.")
-    accuracy: float | None
-    ci95: tuple[float, float] | None = None
+    accuracy: float | None = Field(
+        description="The mean of the run's env accuracies, each env counting once whatever its "
+        "item count: pooled over items, an env given 300 items outweighs one given 10, and a "
+        "run's rank would follow how many items each env got."
+    )
+    ci95: tuple[float, float] | None = Field(
+        default=None,
+        description="For ``accuracy``: the mean of the envs' Wilson intervals (conservative).",
+    )
+    item_accuracy: float | None = Field(
+        default=None, description="Accuracy pooled over every scored item (summary.json's)."
+    )
     envs: dict[str, float | None] = Field(default_factory=dict, description="Accuracy per env.")
     in_distribution: float | None = None
     held_out: float | None = None
@@ -121,11 +131,26 @@ class Leaderboard(BaseModel):
     )
 
 
+def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, float] | None]:
+    """The mean of the envs' accuracies and the mean of their Wilson intervals."""
+    scored = [e for e in envs if e.n and e.accuracy is not None]
+    if not scored:
+        return None, None
+    intervals = [wilson_interval(round((e.accuracy or 0.0) * e.n), e.n) for e in scored]
+    return (
+        sum(e.accuracy or 0.0 for e in scored) / len(scored),
+        (
+            sum(low for low, _ in intervals) / len(scored),
+            sum(high for _, high in intervals) / len(scored),
+        ),
+    )
+
+
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
-    hits = sum(round((e.accuracy or 0.0) * e.n) for e in summary.envs.values())
     n = summary.n_items
     envs = [e for e in summary.envs.values() if e.n]  # an env with only failures has no numbers
     total = sum(e.n for e in envs) or 1
+    mean, interval = env_mean(envs)
     return LeaderboardRow(
         agent=summary.agent,
         privileged=summary.privileged,
@@ -138,8 +163,9 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         agent_errors=summary.agent_errors,
         planned=summary.planned_items,
         complete=summary.complete,
-        accuracy=summary.accuracy,
-        ci95=wilson_interval(hits, n) if n else None,
+        accuracy=mean,
+        ci95=interval,
+        item_accuracy=summary.accuracy,
         envs={env_id: e.accuracy for env_id, e in summary.envs.items()},
         in_distribution=summary.in_distribution_accuracy,
         held_out=summary.held_out_accuracy,
@@ -498,7 +524,10 @@ def to_markdown(board: Leaderboard) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         "",
-        "Accuracy in %; gap = in-distribution minus held-out (points); gap > chance = the same "
+        "Accuracy in %; acc = the mean of the run's env columns, each env counting once "
+        "whatever its item count (summary.json's accuracy pools the items), with the mean of "
+        "the envs' 95% Wilson intervals; gap = in-distribution minus held-out (points); "
+        "gap > chance = the same "
         "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
         "candidates compare (a guessing agent's is about 0); len = mean response length in the "
         "tokens the agent reported, or in whitespace words (w) for agents that report none; cut = "

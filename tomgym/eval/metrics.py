@@ -306,7 +306,8 @@ def think_features(
 
     A word counts as copied when its sentence is one of the story's (pasted lines, in any
     order) or when it lies in a run of ``COPIED_RUN`` words that the story also has: pasting
-    the story is not reasoning, however many entities it names. An entity counts as named only
+    the story is not reasoning, however many entities it names. A sentence said again counts
+    once, and one that repeats a word over and over not at all. An entity counts as named only
     in a sentence that relates something (``RELATION_WORDS``).
     """
     think = parse_response(response, prefill).think
@@ -327,16 +328,26 @@ def think_features(
         pasted = set()  # a story fact or two restated is part of reasoning
     kept: list[str] = []  # words of the think part's sentences that are not pasted
     related: list[str] = []  # those of its sentences that relate things (a verb of the world)
+    said: set[tuple[str, ...]] = set()
     for sentence_words in sentences:
         core = _core_of(sentence_words)
         if core in pasted or core in asked:  # the story's lines, or the question, repeated
             continue
+        if core in said or _babble(core):  # said again, or a word said over and over
+            continue
+        said.add(core)
         kept += sentence_words
         if not RELATION_WORDS.isdisjoint(sentence_words):
             related += sentence_words
     text = " " + " ".join(related) + " "
     named = sum(f" {e} " in text for e in story_entities(story, candidates, question))
     return (len(kept) - _copied(kept, [w for w in words(story) if not w.isdigit()]), named)
+
+
+def _babble(sentence_words: Sequence[str]) -> bool:
+    """A sentence of at least 4 words, fewer than half of them distinct ("is is is Kurt is
+    Delia is is is"): repetition, not reasoning."""
+    return len(sentence_words) >= 4 and len(set(sentence_words)) * 2 < len(sentence_words)
 
 
 _SENTENCE_BREAKS = re.compile(r"[.!?;\n]+")
