@@ -211,3 +211,17 @@ def test_the_headline_accuracy_counts_each_env_once_whatever_its_item_count(
     assert no.item_accuracy > no.accuracy
     assert board.rows[0].agent == "heuristic:reality"
     assert no.ci95 is not None and no.ci95[0] <= no.accuracy <= no.ci95[1]
+
+
+def test_an_in_distribution_column_that_serves_held_out_items_says_so() -> None:
+    """The whole Hi-ToM release's order-4 items are the held-out O4 set; the leaderboard's
+    in-distribution order 4 held them without a word (metrics red team)."""
+    board = Leaderboard(
+        envs=["ToM-HiToM-Original-v0", "ToM-HiToM-O2-v0"],
+        held_out={"ToM-HiToM-Original-v0": False, "ToM-HiToM-O2-v0": False},
+        rows=[row("a", {"4": 0.3})],
+    )
+    table = to_markdown(board)
+    assert "Column ToM-HiToM-Original-v0 is in-distribution but serves the items of held-out " \
+        "ToM-HiToM-Original-O4-v0" in table  # fmt: skip
+    assert "Column ToM-HiToM-O2-v0 is in-distribution but" not in table

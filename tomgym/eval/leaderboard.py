@@ -332,7 +332,29 @@ def mixed_notes(board: Leaderboard) -> list[str]:
         + "; ".join(f"{described} in {directory}" for directory, described in runs.items())
         + " (their accuracies differ by the items as well as the agent)."
         for env_id, runs in board.mixed_items.items()
-    ]
+    ] + held_out_inside_notes(board)
+
+
+def held_out_inside_notes(board: Leaderboard) -> list[str]:
+    """In-distribution columns whose env serves a held-out env's items (the Hi-ToM release's
+    whole copies hold its O4 set): their figures, by order included, are not held out."""
+    from tomgym.registry import get_spec
+
+    notes = []
+    for env_id in board.envs:
+        if board.held_out.get(env_id):
+            continue
+        try:
+            served = get_spec(env_id).serves_held_out
+        except KeyError:  # an env registered in another process: nothing known of it here
+            continue
+        if served:
+            notes.append(
+                f"Column {env_id} is in-distribution but serves the items of held-out "
+                f"{', '.join(served)} (with its registered arguments): its order "
+                "figures include those items, so they are not held out."
+            )
+    return notes
 
 
 def _suite_labels(suite: str) -> dict[str, str]:
