@@ -225,3 +225,39 @@ def test_an_in_distribution_column_that_serves_held_out_items_says_so() -> None:
     assert "Column ToM-HiToM-Original-v0 is in-distribution but serves the items of held-out " \
         "ToM-HiToM-Original-O4-v0" in table  # fmt: skip
     assert "Column ToM-HiToM-O2-v0 is in-distribution but" not in table
+
+
+def test_a_rows_trace_fidelity_is_pooled_over_claims_not_items() -> None:
+    """One env with 10 claims all right and one with 100 claims a third right showed 91.7
+    (the envs' shares by items) where the claims say 39.4 (metrics red team)."""
+    from types import SimpleNamespace
+
+    from tomgym.eval.leaderboard import _claims_weighted
+
+    few = SimpleNamespace(trace_fidelity=1.0, trace_claims_mean=1.0, n=10)
+    many = SimpleNamespace(trace_fidelity=1 / 3, trace_claims_mean=10.0, n=10)
+    pooled = _claims_weighted([few, many])  # type: ignore[list-item]
+    assert pooled is not None and abs(pooled - (10 + 100 / 3) / 110) < 1e-9
+
+
+def test_a_row_mixing_tokens_and_words_shows_no_length_and_html_marks_words() -> None:
+    """A row averaged one env's 120 tokens with another's 88.5 words and showed "110 w"; the
+    HTML page dropped the "w" (metrics red team)."""
+    from tomgym.eval.html import _length_cell
+    from tomgym.eval.leaderboard import length_label
+
+    words = LeaderboardRow(agent="a", directory="a", n_items=2, accuracy=0.5,
+                           response_tokens_mean=88.5, response_tokens_source="words")  # fmt: skip
+    assert length_label(words) == "88 w" and ">88 w<" in _length_cell(words)
+    from tomgym.eval.leaderboard import row_from_summary
+    from tomgym.eval.metrics import summarise
+    from tomgym.eval.store import ResultRecord
+
+    def rec(env: str, tokens: int | None) -> ResultRecord:
+        return ResultRecord(env_id=env, index=0, item_id=env, response="a b c",
+                            response_words=3, completion_tokens=tokens)  # fmt: skip
+
+    summary = summarise([rec("A-v0", 120), rec("B-v0", None)], ["A-v0", "B-v0"], {}, {},
+                        agent="x")  # fmt: skip
+    mixed = row_from_summary(summary, "d")
+    assert mixed.response_tokens_mean is None and length_label(mixed) == "-"

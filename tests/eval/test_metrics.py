@@ -67,6 +67,10 @@ def test_response_lengths_prefer_reported_tokens() -> None:
     assert response_lengths(with_tokens) == ([5, 7], "completion_tokens")
     zeros = [record(completion_tokens=0, response_words=3)]
     assert response_lengths(zeros) == ([3], "words")
+    # an unanswered item (no request, no count, no text) is 0 tokens: it turned the whole env
+    # into words (metrics red team)
+    unanswered = [*with_tokens, record(index=2, completion_tokens=None, response_words=0)]
+    assert response_lengths(unanswered) == ([5, 7, 0], "completion_tokens")
 
 
 def test_summary_slices_and_held_out_gap() -> None:

@@ -15,6 +15,7 @@ from tomgym.eval.leaderboard import (
     coverage_notes,
     extra_record_notes,
     items_label,
+    length_label,
     mixed_notes,
     order_columns,
     order_value,
@@ -80,6 +81,13 @@ def _cell(value: float | None, scale: float = 100.0, digits: int = 1, signed: bo
     return f'<td data-value="{value:.6f}">{shown}</td>'
 
 
+def _length_cell(row: LeaderboardRow) -> str:
+    """Mean response length as the Markdown table shows it (words marked ``w``)."""
+    if row.response_tokens_mean is None:
+        return '<td data-value="">-</td>'
+    return f'<td data-value="{row.response_tokens_mean:.6f}">{escape(length_label(row))}</td>'
+
+
 def _agent_cell(row: LeaderboardRow) -> str:
     note = f"{PRIVILEGED_NOTE}: {row.gold_answers}" if row.gold_answers else "simulator"
     tag = f'<span class="tag">{escape(note)}</span>' if row.privileged else ""
@@ -129,7 +137,7 @@ def _main_table(board: Leaderboard) -> str:
             _cell(row.held_out_gap_above_chance, signed=True),
             _cell(row.format_rate),
             _cell(row.lenient_accuracy),
-            _cell(row.response_tokens_mean, scale=1.0, digits=0),
+            _length_cell(row),
             _cell(row.truncated_share),
             _cell(row.reasoning_structure),
             _cell(row.trace_fidelity),

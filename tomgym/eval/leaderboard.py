@@ -182,10 +182,11 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         },
         format_rate=sum((e.format_rate or 0.0) * e.n for e in envs) / total if envs else None,
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
-        trace_fidelity=_weighted(envs, "trace_fidelity"),
+        trace_fidelity=_claims_weighted(envs),
         trace_coverage=_weighted(envs, "trace_coverage"),
+        # one unit or none: tokens of some envs and words of others do not average
         response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
-        if envs
+        if envs and len({e.response_tokens_source for e in envs}) == 1
         else None,
         response_tokens_source="/".join(sorted({e.response_tokens_source for e in envs})) or None,
         truncated_share=_weighted(envs, "truncated_share"),
@@ -494,13 +495,25 @@ def order_key(order: str) -> tuple[int, float | str]:
         return (1, order)
 
 
+def _claims_weighted(envs: Sequence[EnvSummary]) -> float | None:
+    """Trace fidelity pooled over the belief claims of every env (each env's share weighted by
+    its claims, not its items: an env whose responses claim little weighs little)."""
+    pairs = [
+        (e.trace_fidelity, e.n * e.trace_claims_mean)
+        for e in envs
+        if e.trace_fidelity is not None and e.trace_claims_mean
+    ]
+    total = sum(claims for _, claims in pairs)
+    return sum(share * claims for share, claims in pairs) / total if total else None
+
+
 def _weighted(envs: Sequence[EnvSummary], field: str) -> float | None:
     pairs = [(getattr(e, field), e.n) for e in envs if getattr(e, field) is not None]
     total = sum(n for _, n in pairs)
     return sum(v * n for v, n in pairs) / total if total else None
 
 
-def _length(row: LeaderboardRow) -> str:
+def length_label(row: LeaderboardRow) -> str:
     """Mean response length: tokens the agent reported, else words (marked ``w``)."""
     if row.response_tokens_mean is None:
         return "-"
@@ -535,7 +548,7 @@ def to_markdown(board: Leaderboard) -> str:
             _gap(row.held_out_gap_above_chance),
             _pct(row.format_rate),
             _pct(row.lenient_accuracy),
-            _length(row),
+            length_label(row),
             _pct(row.truncated_share),
             _pct(row.reasoning_structure),
             _pct(row.trace_fidelity),
@@ -556,9 +569,10 @@ def to_markdown(board: Leaderboard) -> str:
         "share of responses that ran out of the token budget (- for agents without one); "
         "untagged acc judges a "
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
-        "of the think part's belief claims that the simulator confirms (Hi-ToM and ToMi), trace "
-        "cov = its needed chains stated rightly less those stated wrongly, over all it needed "
-        "(a trace that claims little has a high trace and a low cov); "
+        "of the think part's belief claims that the simulator confirms (Hi-ToM and ToMi; "
+        "pooled over the claims of every env), trace cov = its needed chains stated rightly "
+        "less those stated wrongly, over all it needed (the envs' figures averaged by their "
+        "items; a trace that claims little has a high trace and a low cov); "
         "macro-F1 (when a run has label envs such as OpenToM's) averages F1 over the labels, "
         "so a majority-label guess scores low.",
     ]

@@ -411,11 +411,16 @@ def is_structured(record: ResultRecord) -> bool:
 
 
 def response_lengths(records: Sequence[ResultRecord]) -> tuple[list[int], str]:
-    """Response lengths in tokens when every record has them, else in words (and which)."""
-    reported = [r.completion_tokens for r in records]
+    """Response lengths in tokens when every record with a response has them, else in words
+    (and which). An empty response is 0 tokens, counted or not: one unanswered item (no
+    request made) no longer turned a whole env's lengths into words."""
+    reported = [
+        r.completion_tokens if r.completion_tokens is not None or r.response_words else 0
+        for r in records
+    ]
     # Agents without a tokenizer may report 0 tokens for a non-empty text: that is "unknown".
     if records and all(t is not None for t in reported) and any(reported):
-        return [int(r.completion_tokens or 0) for r in records], "completion_tokens"
+        return [int(t or 0) for t in reported], "completion_tokens"
     return [r.response_words for r in records], "words"
 
 
