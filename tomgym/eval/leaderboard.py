@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections import Counter
@@ -12,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.eval.metrics import EnvSummary, Summary, wilson_interval
+from tomgym.eval.metrics import Z95, EnvSummary, Summary
 from tomgym.eval.store import (
     METADATA_FILE,
     RESULTS_FILE,
@@ -66,7 +67,7 @@ class LeaderboardRow(BaseModel):
     )
     ci95: tuple[float, float] | None = Field(
         default=None,
-        description="For ``accuracy``: the mean of the envs' Wilson intervals (conservative).",
+        description="For ``accuracy``: a 95% interval of the mean of the envs' accuracies.",
     )
     item_accuracy: float | None = Field(
         default=None, description="Accuracy pooled over every scored item (summary.json's)."
@@ -132,18 +133,19 @@ class Leaderboard(BaseModel):
 
 
 def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, float] | None]:
-    """The mean of the envs' accuracies and the mean of their Wilson intervals."""
+    """The mean of the envs' accuracies and its 95% interval: a normal one over the envs'
+    Agresti-Coull variances ((x + 2) / (n + 4), so an env all right or all wrong still has
+    some), the envs being independent samples."""
     scored = [e for e in envs if e.n and e.accuracy is not None]
     if not scored:
         return None, None
-    intervals = [wilson_interval(round((e.accuracy or 0.0) * e.n), e.n) for e in scored]
-    return (
-        sum(e.accuracy or 0.0 for e in scored) / len(scored),
-        (
-            sum(low for low, _ in intervals) / len(scored),
-            sum(high for _, high in intervals) / len(scored),
-        ),
-    )
+    mean = sum(e.accuracy or 0.0 for e in scored) / len(scored)
+    variance = 0.0
+    for e in scored:
+        adjusted = (round((e.accuracy or 0.0) * e.n) + 2) / (e.n + 4)
+        variance += adjusted * (1 - adjusted) / (e.n + 4)
+    half = Z95 * math.sqrt(variance) / len(scored)
+    return mean, (max(0.0, mean - half), min(1.0, mean + half))
 
 
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
@@ -560,9 +562,9 @@ def to_markdown(board: Leaderboard) -> str:
     notes = [
         "",
         "Accuracy in %; acc = the mean of the run's env columns, each env counting once "
-        "whatever its item count (summary.json's accuracy pools the items), with the mean of "
-        "the envs' 95% Wilson intervals; gap = in-distribution minus held-out (points); "
-        "gap > chance = the same "
+        "whatever its item count (summary.json's accuracy pools the items), with a 95% "
+        "interval of that mean (the envs as independent samples); gap = in-distribution minus "
+        "held-out (points); gap > chance = the same "
         "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
         "candidates compare (a guessing agent's is about 0); len = mean response length in the "
         "tokens the agent reported, or in whitespace words (w) for agents that report none; cut = "
