@@ -261,3 +261,40 @@ def test_a_row_mixing_tokens_and_words_shows_no_length_and_html_marks_words() ->
                         agent="x")  # fmt: skip
     mixed = row_from_summary(summary, "d")
     assert mixed.response_tokens_mean is None and length_label(mixed) == "-"
+
+
+def test_the_env_mean_interval_covers_the_true_mean_95_percent_of_the_time() -> None:
+    """The first interval divided by n + 4 and covered 82-91% on the quick suite's shape (6
+    envs of 10 items) and smaller ones (review). Simulated, seeded."""
+    import random
+    from types import SimpleNamespace
+
+    from tomgym.eval.leaderboard import env_mean
+
+    rng = random.Random(0)
+    for envs, n in ((6, 10), (5, 4)):
+        covered, trials = 0, 2000
+        truth = [0.3 + 0.3 * i / (envs - 1) for i in range(envs)]
+        for _ in range(trials):
+            summaries = [
+                SimpleNamespace(n=n, accuracy=sum(rng.random() < p for _ in range(n)) / n)
+                for p in truth
+            ]
+            _, (low, high) = env_mean(summaries)  # type: ignore[arg-type,misc]
+            covered += low <= sum(truth) / envs <= high
+        assert covered / trials >= 0.93, (envs, n, covered / trials)
+
+
+def test_an_env_of_unanswered_items_keeps_the_rows_length_in_tokens() -> None:
+    """Every item of one env unanswered (empty, no count) made that env 'words' and blanked
+    the row's length (review)."""
+    from tomgym.eval.leaderboard import length_label, row_from_summary
+    from tomgym.eval.metrics import summarise
+    from tomgym.eval.store import ResultRecord
+
+    answered = ResultRecord(env_id="A-v0", index=0, item_id="a", response="x y",
+                            response_words=2, completion_tokens=30)  # fmt: skip
+    unanswered = ResultRecord(env_id="B-v0", index=0, item_id="b", response="",
+                              response_words=0, error="too long")  # fmt: skip
+    summary = summarise([answered, unanswered], ["A-v0", "B-v0"], {}, {}, agent="x")
+    assert length_label(row_from_summary(summary, "d")) == "15"

@@ -172,3 +172,13 @@ def test_a_line_said_over_again_or_a_word_babbled_is_not_reasoning() -> None:
     # a real chain of two claims still counts
     chain = f"<think>{a} thinks the {obj} is in the {where}. {b} saw it moved there.</think>"
     assert think_features(chain, "", item.story, item.candidates)[0] >= MIN_THINK_WORDS
+
+
+def test_a_listing_sentence_is_a_statement_not_babble() -> None:
+    """The babble rule first dropped "Emma is in the kitchen, Jack is in the kitchen, ..."
+    (16 words, 7 distinct); only a third or fewer distinct is babble (review)."""
+    story = "Emma entered the kitchen. Jack entered the kitchen. Owen entered the kitchen."
+    listing = ("<think>Emma is in the kitchen, Jack is in the kitchen, Owen is in the kitchen, "
+               "Lily is in the kitchen</think>")  # fmt: skip
+    own, named = think_features(listing, "", story)
+    assert own >= MIN_THINK_WORDS and named >= 3

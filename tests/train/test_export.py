@@ -202,6 +202,8 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
         # the items as made: the whole release at order 1 holds none of O4 (review)
         export_dataset(["ToM-HiToM-Original-v0"], None, None, "jsonl", tmp_path / "o1.jsonl",
                        order=1)  # fmt: skip
+        # the first 10 items of the whole release are order-0 questions: none held out (review)
+        export_dataset(["ToM-HiToM-Original-v0"], None, 10, "jsonl", tmp_path / "ten.jsonl")
     # ... and an order env made with order=4 holds them all
     with pytest.warns(HeldOutDataWarning, match="serves 120 of the 120 items of held-out"):
         export_dataset(["ToM-HiToM-Original-O0-v0"], None, None, "jsonl", tmp_path / "o4.jsonl",

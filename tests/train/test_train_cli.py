@@ -410,6 +410,11 @@ def test_train_refuses_an_out_that_holds_another_run(
     with training_lock(out):  # ... but one still training (before its first checkpoint) is
         assert run(argv) == 2  # neither taken over nor resumed (review)
         assert "is in use by a tomgym training run (process " in capsys.readouterr().err
+        (out / RUN_CONFIG).write_text(json.dumps({"model": "other"}))
+        evaluate_only = ["train", "--model", "m", "--eval-only", "--eval-env",
+                         "ToM-HiToM-O1-v0", "--out", str(out), "--dry-run"]  # fmt: skip
+        assert run(evaluate_only) == 2  # nor are its checkpoints evaluated meanwhile
+        assert "is in use by a tomgym training run" in capsys.readouterr().err
     assert run(argv) == 0
     assert "held a run that saved nothing" in capsys.readouterr().err
     (out / "ckpt" / "global_step4").mkdir(parents=True)

@@ -134,8 +134,8 @@ class Leaderboard(BaseModel):
 
 def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, float] | None]:
     """The mean of the envs' accuracies and its 95% interval: a normal one over the envs'
-    Agresti-Coull variances ((x + 2) / (n + 4), so an env all right or all wrong still has
-    some), the envs being independent samples."""
+    variances p(1 - p) / n with p taken as Agresti-Coull's (x + 2) / (n + 4), so that an env
+    all right or all wrong still has some; the envs are independent samples."""
     scored = [e for e in envs if e.n and e.accuracy is not None]
     if not scored:
         return None, None
@@ -143,7 +143,7 @@ def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, flo
     variance = 0.0
     for e in scored:
         adjusted = (round((e.accuracy or 0.0) * e.n) + 2) / (e.n + 4)
-        variance += adjusted * (1 - adjusted) / (e.n + 4)
+        variance += adjusted * (1 - adjusted) / e.n
     half = Z95 * math.sqrt(variance) / len(scored)
     return mean, (max(0.0, mean - half), min(1.0, mean + half))
 
@@ -186,11 +186,12 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         lenient_accuracy=_weighted(envs, "lenient_accuracy"),
         trace_fidelity=_claims_weighted(envs),
         trace_coverage=_weighted(envs, "trace_coverage"),
-        # one unit or none: tokens of some envs and words of others do not average
+        # one unit or none: tokens of some envs and words of others do not average (an env
+        # of empty responses only, every item unanswered, is 0 in either)
         response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
-        if envs and len({e.response_tokens_source for e in envs}) == 1
+        if envs and len(_length_units(envs)) <= 1
         else None,
-        response_tokens_source="/".join(sorted({e.response_tokens_source for e in envs})) or None,
+        response_tokens_source="/".join(sorted(_length_units(envs))) or None,
         truncated_share=_weighted(envs, "truncated_share"),
         reasoning_structure=sum((e.reasoning_structure or 0.0) * e.n for e in envs) / total
         if envs
@@ -495,6 +496,13 @@ def order_key(order: str) -> tuple[int, float | str]:
         return (0, float(order))
     except ValueError:
         return (1, order)
+
+
+def _length_units(envs: Sequence[EnvSummary]) -> set[str]:
+    """The units the envs' response lengths are in, envs of empty responses aside (0 either
+    way); the words of all of them when every env is empty."""
+    units = {e.response_tokens_source for e in envs if e.response_tokens_mean}
+    return units or {e.response_tokens_source for e in envs}
 
 
 def _claims_weighted(envs: Sequence[EnvSummary]) -> float | None:

@@ -345,9 +345,10 @@ def think_features(
 
 
 def _babble(sentence_words: Sequence[str]) -> bool:
-    """A sentence of at least 4 words, fewer than half of them distinct ("is is is Kurt is
-    Delia is is is"): repetition, not reasoning."""
-    return len(sentence_words) >= 4 and len(set(sentence_words)) * 2 < len(sentence_words)
+    """A sentence of at least 4 words, at most a third of them distinct ("is is is Kurt is
+    Delia is is is"): repetition, not reasoning. A listing ("Emma is in the kitchen, Jack is
+    in the kitchen, ...") repeats more than half its words and is still a statement."""
+    return len(sentence_words) >= 4 and len(set(sentence_words)) * 3 <= len(sentence_words)
 
 
 _SENTENCE_BREAKS = re.compile(r"[.!?;\n]+")

@@ -40,6 +40,7 @@ from tomgym.train.run_checks import (
     FINISHED_NOTE,
     RUN_CONFIG,
     check_envs,
+    check_not_in_use,
     check_run_dir,
     is_finished,
     training_lock,
@@ -185,7 +186,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
     warn_held_out_training(
-        args.train_env, args.split, args.eval_env, args.eval_split, env_kwargs
+        args.train_env, args.split, args.eval_env, args.eval_split, env_kwargs, args.n
     )
     check_training_prompts(args, env_kwargs, preset.prompt_max_tokens)
     out = Path(args.out).resolve()  # one run however --out is spelt
@@ -316,6 +317,7 @@ def evaluate_only(args: argparse.Namespace) -> int:
         raise ValueError("--eval-only needs at least one --eval-env")
     if not (out / RUN_CONFIG).is_file():
         raise ValueError(f"--eval-only: {out} holds no training run ({RUN_CONFIG} is missing)")
+    check_not_in_use(out)  # checkpoints still being written are not evaluated
     check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
@@ -332,7 +334,8 @@ def evaluate_only(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(f"# would evaluate the checkpoints under {out} on {', '.join(args.eval_env)}")
         return 0
-    return evaluate_run(args, out, preset_from_args(args))
+    with training_lock(out):
+        return evaluate_run(args, out, preset_from_args(args))
 
 
 def stored_response_budget(config: Any) -> int | None:

@@ -29,18 +29,24 @@ def training_lock(out: Path) -> Iterator[None]:
         yield
 
 
+def check_not_in_use(out: Path) -> None:
+    """Refuse a run directory that a training run (or an --eval-only) holds now: it is
+    neither resumed, replaced nor evaluated under it."""
+    holder = lock_holder(out, TRAIN_LOCK)
+    if holder is not None:
+        raise RunInProgressError(
+            f"--out {out} is in use by a tomgym training run (process {holder}): wait for it "
+            "to finish (then rerun to resume), or use another --out"
+        )
+
+
 def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     """Refuse a run directory that holds another training run (a different train_config.json,
     or checkpoints without one): its checkpoints would be resumed or picked as this run's. The
     same config is a rerun (resumed from its last checkpoint where the backend can)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a directory for the run")
-    holder = lock_holder(out, TRAIN_LOCK)
-    if holder is not None:  # a run still training there: neither resumed nor replaced
-        raise RunInProgressError(
-            f"--out {out} is in use by a tomgym training run (process {holder}): wait for it "
-            "to finish (then rerun to resume), or use another --out"
-        )
+    check_not_in_use(out)
     path = out / RUN_CONFIG
     saved = saved_results(out)
     if not path.is_file():
@@ -171,6 +177,7 @@ def warn_held_out_training(
     eval_envs: list[str],
     eval_split: str | None,
     env_kwargs: dict[str, Any],
+    n: int | None = None,
 ) -> None:
     """Say when training (or picking the best checkpoint) spends data that is meant to measure
     generalisation: a held-out env, the test split, an argument serving held-out items."""
@@ -178,7 +185,7 @@ def warn_held_out_training(
 
     notes = [
         {"the test split": "--split test trains on the test split"}.get(note, note)
-        for note in held_out_notes(train_envs, split, env_kwargs)
+        for note in held_out_notes(train_envs, split, env_kwargs, n)
     ]
     notes = [f"--kwarg {n}" if n.endswith("serves held-out items") else n for n in notes]
     if eval_envs and eval_split == "test":

@@ -176,7 +176,7 @@ def tom_rows(
         raise ValueError(f"n (items per env) must be at least 1, got {n!r}")
     ids = [env_ids] if isinstance(env_ids, str) else unique_env_ids(env_ids)
     check_trainable(ids, allow_eval_only)
-    warn_held_out_data(ids, split, env_kwargs)
+    warn_held_out_data(ids, split, env_kwargs, n)
     rows = []
     for env_id in ids:
         env, kwargs = open_labelled_env(env_id, split, env_kwargs)

@@ -145,7 +145,9 @@ def plan_trl_run(args: argparse.Namespace) -> TrlPlan:
     check_eval_agent(args)
     warn_openrlhf_only(args)
     warn_selection_on_held_out(eval_envs)
-    warn_held_out_training(args.train_env, args.split, eval_envs, eval_split, env_kwargs)
+    warn_held_out_training(
+        args.train_env, args.split, eval_envs, eval_split, env_kwargs, args.n
+    )
     if not getattr(args, "save_steps", None):  # one checkpoint per pass, as for OpenRLHF
         per_pass = max(1, rows // preset_from_args(args).prompts_per_batch)
         settings.update(save_strategy="steps", save_steps=per_pass)
