@@ -82,3 +82,18 @@ def test_debiased_items_are_deterministic() -> None:
     b = tomgym.load_items("ToM-HiToM-O3-Debiased-v1", 5)
     assert a == b
     assert all(it.metadata["debiased"] for it in a)
+
+
+def test_the_debiasing_target_reads_the_true_location_the_simulator_would() -> None:
+    """The sampler turns draws down on the object's last ObjectIs/Move before simulating
+    beliefs; that must be the simulator's own location for every kind of story drawn."""
+    from tomgym.world.debias import true_location
+    from tomgym.world.hitom import _draw
+    from tomgym.world.simulator import simulate
+
+    for order in (1, 4):
+        config = HiToMConfig(orders=(order,), debiased="positions", noise=0.5)
+        for index in range(150):
+            draw = _draw(config, 3, index, index % 5)
+            world = simulate(draw.events, max_order=1)
+            assert true_location(draw.events, draw.object) == world.location[draw.object]

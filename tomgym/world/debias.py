@@ -88,6 +88,16 @@ def rejection_sample(
     return fallback or draw(0)
 
 
+def true_location(events: Sequence[Event], obj: str) -> str | None:
+    """Where the object ends up: its last ``ObjectIs`` or ``Move`` (a claim moves nothing), as
+    the simulator's ``location`` has it, without simulating anyone's beliefs."""
+    where = None
+    for e in events:
+        if isinstance(e, ObjectIs | Move) and e.obj == obj:
+            where = e.container
+    return where
+
+
 def trajectory(events: Sequence[Event], obj: str) -> list[str]:
     """The containers the object is put in, moved to or claimed to be in, first mention order."""
     out: list[str] = []

@@ -19,6 +19,7 @@ from tomgym.world.debias import (
     AnswerTarget,
     first_chapter_exit_rank,
     trajectory,
+    true_location,
 )
 from tomgym.world.debias import SCHEMES as DEBIAS_SCHEMES
 from tomgym.world.render import (
@@ -417,10 +418,13 @@ def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
         path = trajectory(draw.events, draw.object)
         if len(path) < MIN_TRAJECTORY:
             continue
-        world = simulate(draw.events, max_order=draw.order)
-        want = wanted(path, world.location[draw.object])
+        # The target needs only where the object ends up: most draws are turned down before
+        # anyone's beliefs are simulated (the answer itself comes from the simulation).
+        real = true_location(draw.events, draw.object)
+        want = wanted(path, real) if real is not None else None
         if want is None:
             continue
+        world = simulate(draw.events, max_order=draw.order)
         chains = [
             chain
             for chain in permutations(_story_agents(draw.events), draw.order)
