@@ -158,14 +158,15 @@ def agent_accuracy(
     that learns (``heuristic:majority``, ``heuristic:position``) is fitted on ``train`` where
     given."""
     from tomgym.agents.base import make_agent
+    from tomgym.agents.baselines import BaselineAgent, FittedGuess
     from tomgym.rewards import score_response
 
     if not items:
         return 0.0
     agent = make_agent(spec)
-    fit_on = getattr(getattr(agent, "guess", None), "fit_on", None)
-    if train is not None and fit_on is not None:
-        fit_on(env_id, train)
+    guess = agent.guess if isinstance(agent, BaselineAgent) else None
+    if train is not None and isinstance(guess, FittedGuess):
+        guess.fit_on(env_id, train)
     episodes = [episode_for(it, env_id, family, agent.privileged) for it in items]
     responses = agent.act(episodes)
     right = sum(
