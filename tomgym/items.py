@@ -142,6 +142,17 @@ class ToMItem(BaseModel):
         """The gold answer as one string (names joined by commas)."""
         return ", ".join(self.answer) if isinstance(self.answer, list) else self.answer
 
+    @property
+    def chance(self) -> float | None:
+        """A uniform guess's chance of being right: 1/2 for yes/no, 1/#candidates for a choice
+        or for free text with candidates (the story's other answers, the gold among them), None
+        for free text without candidates and for name lists (no set to draw a guess from)."""
+        if self.answer_type == "yes_no":
+            return 0.5
+        if self.answer_type == "names" or not self.candidates:
+            return None
+        return 1.0 / len(set(self.candidates) | {self.gold_text})
+
 
 MAX_SHOWN_VALUE = 80
 

@@ -132,12 +132,9 @@ def split_items(
 
 
 def chance_level(item: ToMItem) -> float:
-    """A uniform guess's accuracy: 1/#candidates, 1/2 for yes/no, 0 for open answers."""
-    if item.answer_type == "yes_no":
-        return 0.5
-    if item.answer_type == "names" or not item.candidates:
-        return 0.0
-    return 1.0 / len(set(item.candidates) | {item.gold_text})
+    """A uniform guess's accuracy (``ToMItem.chance``), 0 where there is no set to guess from:
+    an open answer is not won by guessing."""
+    return item.chance or 0.0
 
 
 def episode_for(item: ToMItem, env_id: str, family: str, privileged: bool = False) -> Any:

@@ -84,3 +84,40 @@ def test_none_for_an_optional_field_means_absent_as_a_files_null_does() -> None:
 def test_an_empty_candidate_is_refused() -> None:
     with pytest.raises(ItemError, match="a candidate is empty"):
         validate_item({**GOOD, "candidates": ["x", " ", "y"]})
+
+
+def test_chance_is_one_definition_for_eval_records_and_the_audit() -> None:
+    """Eval records and the shortcut audit read one chance: a text answer with candidates is
+    guessed among them (the audit used to say 1/k where eval said none)."""
+    from tomgym.shortcuts import chance_level
+
+    base = {"id": "a", "story": "s", "question": "Where?"}
+    cases = [
+        (ToMItem(**base, answer="box", candidates=("box", "bag", "tub")), 1 / 3),
+        (ToMItem(**base, answer="yes", answer_type="yes_no"), 0.5),
+        (ToMItem(**base, answer="box", answer_type="text", candidates=("box", "bag")), 0.5),
+        (ToMItem(**base, answer="box", answer_type="text"), None),
+        (ToMItem(**base, answer=["Ann", "Bo"], answer_type="names"), None),
+    ]
+    for item, chance in cases:
+        assert item.chance == chance, item
+        assert chance_level(item) == (chance or 0.0)
+
+
+def test_an_eval_record_of_explore_tom_text_with_candidates_has_their_chance() -> None:
+    from tomgym.agents.base import Response
+
+    import tomgym
+    from tomgym.eval.scoring import build_episode, score_response
+
+    env = tomgym.make("ToM-ExploreToM-v0").unwrapped
+    seen = set()
+    for index in range(60):
+        episode = build_episode(env, "ToM-ExploreToM-v0", index, "exploretom", False)
+        item = env.current_item
+        record = score_response(env, episode, index, Response("<answer>x</answer>"), True, 0.0)
+        seen.add((item.answer_type, bool(item.candidates)))
+        assert record.chance == item.chance
+        if item.answer_type == "text" and item.candidates:
+            assert record.chance == 1 / len(item.candidates)
+    assert {("text", True), ("text", False)} <= seen

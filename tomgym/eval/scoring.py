@@ -10,7 +10,6 @@ from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response
 from tomgym.env import ToMEnv
 from tomgym.eval.metrics import think_features
 from tomgym.eval.store import ResultRecord
-from tomgym.items import ToMItem
 from tomgym.rewards import score_response as reward_of
 
 
@@ -61,7 +60,7 @@ def score_response(
         order=item.order,
         question_type=item.question_type,
         answer_type=item.answer_type,
-        chance=chance_of(item),
+        chance=item.chance,
         held_out=held_out,
         prompt=episode.prompt,
         response=text,
@@ -91,15 +90,6 @@ def score_response(
         deception=deception if isinstance(deception, bool) else None,
         length=length if isinstance(length, int) and not isinstance(length, bool) else None,
     )
-
-
-def chance_of(item: ToMItem) -> float | None:
-    """A uniform guess's chance on the item (None where guessing has no set to draw from)."""
-    if item.answer_type == "choice" and item.candidates:
-        return 1 / len(item.candidates)
-    if item.answer_type == "yes_no":
-        return 0.5
-    return None
 
 
 TRACE_FAMILIES = frozenset({"hitom", "tomi"})

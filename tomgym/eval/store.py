@@ -36,8 +36,9 @@ class ResultRecord(BaseModel):
     answer_type: str = "choice"
     chance: float | None = Field(
         default=None,
-        description="A uniform guess's chance of being right: 1/candidates for a choice item, "
-        "1/2 for yes/no, None for free text and name lists.",
+        description="A uniform guess's chance of being right (ToMItem.chance): 1/candidates for "
+        "a choice item or free text with candidates, 1/2 for yes/no, None for free text without "
+        "candidates and name lists.",
     )
     held_out: bool = False
     prompt: str = ""
