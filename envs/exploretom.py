@@ -10,10 +10,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from tomgym.answers import story_places
 from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
+from tomgym.rewards import PLACES_KEY
 from tomgym.sources import ItemSource, ListSource
 
 from .splits import PRESET_SIZES, split_by_story
@@ -95,6 +97,9 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     rooms), the gold included, so a model must name one of them; where the story has no other
     such answer (about a fifth of the items) the question is free text without candidates, as
     a one-element list would hand the gold to anything that reads ``info["candidates"]``.
+    Such an infilled item lists the structured story's places in its metadata (PLACES_KEY),
+    which the judge counts as its story's places: the prose's "the dimly lit storage
+    warehouse" hides them, and "break room storage warehouse" would otherwise pay.
     """
     if presentation not in STORY_COLUMN:
         raise ValueError(f"presentation must be 'structured' or 'infilled', got {presentation!r}")
@@ -116,6 +121,7 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
         answer = row["expected_answer"].strip()
         nth = int(row["qprop=nth_order"])
         fields: dict[str, Any] = {"answer": answer}
+        extra: dict[str, Any] = {}
         if answer.lower() in ("yes", "no"):
             fields = {"answer": answer.lower(), "answer_type": "yes_no"}
         elif answer in KNOWLEDGE_ANSWERS:
@@ -127,6 +133,8 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
                 fields.update(answer_type="text", candidates=tuple(sorted(others | {answer})))
             else:  # the gold alone would be given away by info["candidates"]: plain free text
                 fields.update(answer_type="text")
+                if presentation == "infilled":  # its prose hides places behind adjectives
+                    extra[PLACES_KEY] = sorted(story_places(row["story_structure"]))
         return {
             "id": f"exploretom-r{number}",
             "story": row[column],
@@ -144,6 +152,7 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
                 "story_type": row["param=story_type"],
                 "global_idx": row["sprop=global_idx"],
                 "false_belief_1st": row["sprop=is_false_belief_story_1st"] == "True",
+                **extra,
             },
         }
 

@@ -71,9 +71,10 @@ basket as the answer, while the 3-word reach of a negation cannot see back to de
 CONTRAST_WORDS = frozenset({"but", "rather", "instead"})
 """After a negation, words that turn it round: "not the hamper but the box" affirms the box."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
+"""Words that, before an exclusion, negate it ("none other than the jar", "nowhere except the
+jar"): the place is affirmed, for the gold and for any other candidate alike."""
 ONLY_MARKERS = frozenset({"but", "except", "other", "else", "besides"})
 """After "nowhere", words that make it mean "only" ("nowhere but the jar")."""
-"""Words that, before an excluding pair, negate the exclusion ("none other than the jar")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
@@ -494,9 +495,23 @@ def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) ->
     if i < 0 or clause_of[i] != clause_of[start]:
         return False
     if _is_negation(tokens, i):
-        return True
-    return i > 0 and clause_of[i - 1] == clause_of[start] and (
-        (tokens[i - 1], tokens[i]) in EXCLUDING_PAIRS
+        return not (tokens[i] in ONLY_MARKERS and _negates_exclusion(tokens, clause_of, i))
+    return (
+        i > 0
+        and clause_of[i - 1] == clause_of[start]
+        and (tokens[i - 1], tokens[i]) in EXCLUDING_PAIRS
+        and not _negates_exclusion(tokens, clause_of, i - 1)
+    )
+
+
+def _negates_exclusion(tokens: Sequence[str], clause_of: Sequence[int], first: int) -> bool:
+    """Whether the exclusion starting at ``first`` is itself negated, so that it affirms:
+    "none other than the jar", "nowhere except the jar", "nothing but the jar"."""
+    before = first - 1
+    return (
+        before >= 0
+        and clause_of[before] == clause_of[first]
+        and tokens[before] in NEGATING_EXCLUSION
     )
 
 
@@ -543,6 +558,7 @@ def story_places(story: str) -> frozenset[str]:
         for i in range(len(tokens) - 1)
         if tokens[i] in PLACE_INTRODUCERS
         and tokens[i + 1] not in NOT_PLACE_STARTS
+        and tokens[i + 1] not in PLACE_INTRODUCERS  # "moved it in in the box": typos
         and not tokens[i + 1].isdigit()
     )
 
@@ -636,9 +652,25 @@ def names_other_entity(
     if not any(phrase[0] in entities for phrase in gold_phrases):
         return False  # the gold is not one of them: nothing to compare with
     covered = {i for s, e in _phrase_spans(tokens, gold_phrases) for i in range(s, e)}
-    others = {t for i, t in enumerate(tokens) if i not in covered and t in entities}
-    others -= {w for phrase in gold_phrases for w in phrase}
-    return any(not excluded(answer, [(entity,)]) for entity in others)
+    outside = [(i, t) for i, t in enumerate(tokens) if i not in covered and t in entities]
+    gold_words = {w for phrase in gold_phrases for w in phrase}
+    others = {t for _, t in outside if t not in gold_words}
+    if any(not excluded(answer, [(entity,)]) for entity in others):
+        return True
+    # A place that shares a word with the gold but goes on otherwise ("consulate meeting room
+    # consulate reception area", "bookstore's back room main bookstore floor"): the word
+    # after it (a possessive's "s" aside) is not the gold's.
+    for i, _ in outside:
+        after = i + 2 if tokens[i + 1 : i + 2] == ["s"] else i + 1
+        if (
+            after < len(tokens)
+            and after not in covered
+            and tokens[after] not in gold_words
+            and tokens[after] not in _NOT_ALTERNATIVES
+            and not excluded(answer, [tuple(tokens[i : after + 1])])
+        ):
+            return True
+    return False
 
 
 ARTICLE_LABELS = frozenset({"a"})

@@ -9,10 +9,10 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 
-from tomgym.answers import rival_names, story_places, words
+from tomgym.answers import rival_names, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
-from tomgym.rewards import gold_response, score_response
+from tomgym.rewards import gold_response, places_of, score_response
 
 MEGABYTE = 1_000_000
 
@@ -69,7 +69,7 @@ def story_entity_lists(item: ToMItem) -> dict[str, str]:
     gold = item.gold_text
     first = words(gold)[:1]
     lists = {}
-    names, places = rival_names(item.story, item.question, gold), story_places(item.story)
+    names, places = rival_names(item.story, item.question, gold), places_of(item)
     for kind, entities in (("names", names), ("places", places)):
         rest = sorted(entities - set(words(gold)))[:4]
         if first and first[0] in entities and rest:

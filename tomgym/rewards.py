@@ -22,6 +22,7 @@ from tomgym.answers import (
     rival_names,
     story_places,
     with_prefill,
+    words,
 )
 from tomgym.items import ToMItem
 from tomgym.presets import resolve_preset
@@ -103,6 +104,23 @@ class Score(BaseModel):
     gold: str
 
 
+PLACES_KEY = "story_places"
+"""An item's metadata key for more words that start one of its story's places, where the
+story's wording hides them from :func:`story_places` (ExploreToM's infilled stories say "the
+dimly lit storage warehouse", so the word after "in" is an adjective)."""
+
+
+def places_of(item: ToMItem) -> frozenset[str]:
+    """The words that start one of the item's story places: read from the story, plus those
+    its metadata lists under PLACES_KEY (a list of strings)."""
+    places = story_places(item.story)
+    extra = item.metadata.get(PLACES_KEY)
+    if isinstance(extra, list | tuple) and extra:
+        starts = (words(place)[:1] for place in extra if isinstance(place, str))
+        places |= frozenset(w for start in starts for w in start)
+    return places
+
+
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type."""
     if item.answer_type == "names":
@@ -120,7 +138,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         else:
             places = names = frozenset[str]()
             if not item.candidates:  # nothing to compare with but the story's own places, names
-                places = story_places(item.story)
+                places = places_of(item)
                 names = rival_names(item.story, item.question, item.answer)
             j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names)
     return j.correct, j.verdict, j.detail

@@ -10,6 +10,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
+    story_places,
     words,
 )
 from tomgym.items import ToMItem
@@ -441,3 +442,27 @@ def test_names_ending_in_ly_and_the_asker_of_an_offering_question() -> None:
     tale = "Anne met Bob. Bob gave the key to Carl."
     assert verdict(tale, offering, "Bob", "Anne thinks Bob has it") == "correct"
     assert verdict(tale, offering, "Bob", "Bob Carl") == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["none other than operations room none other than briefing room",
+     "none other than the operations room, none other than the briefing room",
+     "nowhere except the operations room and nowhere except the briefing room"],
+)  # fmt: skip
+def test_a_negated_exclusion_affirms_every_place_it_names(answer: str) -> None:
+    """'none other than A none other than B' was correct whatever the gold (red team: 167 of
+    167 ExploreToM free-text items with two places paid): 'other than' excluded each place
+    though 'none' turned it round, as it already did for the gold."""
+    story = "Ann entered the briefing room. Ann moved to the operations room."
+    places = story_places(story)
+    for gold in ("briefing room", "operations room"):
+        assert judge_text(answer, gold, places=places).verdict == "several_candidates"
+        assert judge_text(f"none other than the {gold}", gold, places=places).correct
+    cands = ["bin", "cabinet"]
+    assert judge_choice("none other than the bin, none other than the cabinet", "bin",
+                        cands).verdict == "several_candidates"  # fmt: skip
+    assert judge_choice("the bin. nowhere except the cabinet", "bin", cands).verdict == (
+        "several_candidates"
+    )
+    assert judge_choice("It is none other than the bin, not the cabinet", "bin", cands).correct

@@ -118,7 +118,12 @@ def _excluded_at(tokens: Sequence[str], start: int) -> bool:
         i -= 1
     if i < 0:
         return False
-    return _negation_at(tokens, i) or (i > 0 and (tokens[i - 1], tokens[i]) in PAIRS)
+    if _negation_at(tokens, i):  # "nowhere except the box" affirms the box
+        return not (tokens[i] in ONLY and i > 0 and tokens[i - 1] in NEGATED_EXCLUSION)
+    # "none other than the box" affirms it too
+    return i > 0 and (tokens[i - 1], tokens[i]) in PAIRS and not (
+        i > 1 and tokens[i - 2] in NEGATED_EXCLUSION
+    )
 
 
 def all_negated(block: str, phrase: str) -> bool:

@@ -140,3 +140,31 @@ def test_a_knowledge_answer_is_one_of_the_phrases_the_question_lists(structured)
     ):
         judged = score_response(f"<think>x</think><answer>{answer}</answer>", knowing)
         assert judged.verdict == verdict, (answer, judged)
+
+
+def test_a_list_of_the_story_s_places_does_not_pay_on_free_text_items():
+    """Red team: on the infilled env 68 of 159 multi-room free-text questions paid for the
+    story's rooms joined by spaces (its prose hides them behind adjectives, "the dimly lit
+    storage warehouse"), and places sharing a word ("consulate meeting room consulate
+    reception area") paid on both presentations."""
+    from tomgym.rewards import judge_answer
+
+    infilled = exploretom.exploretom_items("infilled")
+    item = infilled[555]
+    assert item.answer_type == "text" and not item.candidates
+    assert set(item.metadata["story_places"]) >= {"employee", "storage"}
+    assert judge_answer(item.answer, item)[0]
+    assert judge_answer(f"It is in the {item.answer}.", item)[0]
+    for places in (
+        "employee break room storage warehouse",
+        "storage warehouse employee break room",
+    ):
+        assert judge_answer(places, item)[1] == "several_candidates"
+    shared = next(
+        it for it in exploretom.exploretom_items("structured")
+        if it.answer == "consulate meeting room" and not it.candidates
+    )
+    assert judge_answer("consulate reception area consulate meeting room", shared)[1] == (
+        "several_candidates"
+    )
+    assert judge_answer("It is in the consulate meeting room, I think.", shared)[0]
