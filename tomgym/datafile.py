@@ -223,8 +223,22 @@ def _as_list(value: Any, sep: str) -> list[str]:
     if isinstance(value, str):
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, Iterable):
-        return [str(v).strip() for v in value if str(v).strip()]
+        return [text for text in map(_list_element, enumerate(value)) if text]
     raise ValueError(f"expected a list or a {sep!r}-separated string, got {type(value).__name__}")
+
+
+def _list_element(numbered: tuple[int, Any]) -> str:
+    """One element of a list cell as text: a missing one (null, NaN) is an error, not the
+    text "None" or "nan"; a number as its digits (2.0 as "2"), true/false as yes/no."""
+    number, value = numbered
+    if _blank(value) and not isinstance(value, str):
+        raise ValueError(f"element {number} is missing ({value!r})")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    try:
+        return _text(value)
+    except ValueError as exc:
+        raise ValueError(f"element {number}: {exc}") from None
 
 
 def _as_int(value: Any) -> int:
@@ -259,6 +273,11 @@ def _listed(columns: Iterable[str]) -> str:
     return ", ".join(names[:MAX_COLUMNS]) + (f", ... ({more} more)" if more > 0 else "") or "none"
 
 
+def _is_list(value: Any) -> bool:
+    """A list cell: a JSON array, or parquet's list (an array), not text or an object."""
+    return isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping)
+
+
 def _sentences(value: Any) -> bool:
     """A story given as a list of sentences (one per line when joined)."""
     return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
@@ -269,8 +288,11 @@ def _text(value: Any) -> str:
     bool would reach the prompt as its Python form ("['a', 'b']", "True")."""
     if isinstance(value, str):  # a quoted CSV cell keeps the file's Windows line ends
         return value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return str(value)
+        number = float(value)  # a whole float is written as an int: 2.0 as "2" (a pandas
+        return str(int(number)) if number.is_integer() else str(value)  # column with a gap)
     raise ValueError(f"expected text, got {type(value).__name__} {_short(value)}")
 
 
@@ -311,8 +333,8 @@ def _fields(
                 fields[field] = tuple(_as_list(value, sep))
             elif field == "order":
                 fields[field] = _as_int(value)
-            elif field == "answer" and isinstance(value, list | tuple):
-                fields[field] = [str(v) for v in value]
+            elif field == "answer" and _is_list(value):
+                fields[field] = _as_list(value, sep)
             elif field == "answer" and isinstance(value, bool):
                 fields[field] = "yes" if value else "no"  # JSON true for a yes/no question
             elif field == "story" and _sentences(value):

@@ -501,7 +501,7 @@ class ToMEnv(gym.Env[str, str]):
         return "\n".join(lines)
 
     def _max_observation_chars(self) -> int:
-        probe = ToMItem(id="probe", story="s", question="q", answer="a", answer_type="text")
+        probe = ToMItem(id="probe", story="s", question="q", answer="x", answer_type="text")
         overhead = len(
             render_observation(
                 render_messages(probe, self.prompt_preset, self.prompt_family), PREFILL

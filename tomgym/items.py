@@ -92,6 +92,8 @@ class ToMItem(BaseModel):
             raise ValueError("candidates: candidates contain duplicates")
         if any(not c.strip() for c in self.candidates):
             raise ValueError("candidates: a candidate is empty")
+        if self.answer_type in ("choice", "text"):
+            self._every_answer_has_words()
         if self.answer_type == "choice":
             self._distinct_as_read()
         if self.candidates and self.answer_type in ("choice", "text") and self._gold_only():
@@ -101,6 +103,21 @@ class ToMItem(BaseModel):
                 "nothing else to choose from is free text: answer_type 'text', no candidates"
             )
         return self
+
+    def _every_answer_has_words(self) -> None:
+        """The judge reads answers as whole words without articles: a gold, alias or candidate
+        of no such word ("A", "?") could never be named, and would drop out of the judging."""
+        fields = [("answer", str(self.answer))]
+        fields += [("aliases", a) for a in self.aliases]
+        fields += [("candidates", c) for c in self.candidates]
+        for name, text in fields:
+            if not phrase_of(text):
+                raise ValueError(
+                    f"{name}: {text!r} reads as no word once case, punctuation and the articles "
+                    "a, an, the are dropped, so no answer could name it; give the option's own "
+                    "text (a letter answer 'A' means the text of option A: put the options' texts "
+                    "in candidates)"
+                )
 
     def _distinct_as_read(self) -> None:
         """Choice candidates that read as one answer ("Box" and "box", "the box" and "box",

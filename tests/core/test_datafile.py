@@ -458,3 +458,45 @@ def test_a_repeated_jsonl_key_and_windows_line_ends_inside_a_field(tmp_path: Pat
     crlf.write_bytes(b'story,question,answer\r\n"Ann left.\r\nBob came.",Where?,box\r\n')
     (item,) = load_file_items(crlf, "X-v0", column_mapping())
     assert item.story == "Ann left.\nBob came."
+
+
+def test_a_missing_value_inside_a_list_is_an_error_not_the_text_none(tmp_path: Path) -> None:
+    """Red team: a null or NaN among the candidates became the candidate 'None' / 'nan', and
+    one among the aliases made <answer>None</answer> a correct answer."""
+    path = tmp_path / "gaps.jsonl"
+    path.write_text(
+        '{"story": "A.", "question": "Where?", "answer": "box", '
+        '"candidates": ["box", "bag", NaN]}\n'
+        '{"story": "B.", "question": "Where?", "answer": "box", "aliases": [null, "the box"]}\n'
+    )
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(path, "X-v0", column_mapping(candidates="candidates", aliases="aliases"))
+    assert [str(p) for p in caught.value.problems] == [
+        "line 1: field 'candidates': column 'candidates': element 2 is missing (nan)",
+        "line 2: field 'aliases': column 'aliases': element 0 is missing (None)",
+    ]
+
+
+def test_whole_floats_read_as_their_integer_and_list_answers_as_lists(tmp_path: Path) -> None:
+    """A pandas int column with a gap holds floats: answer 2.0 registered as '2.0', so the
+    answer '2' was wrong. List elements go through the same reading."""
+    rows = [
+        {"story": "S.", "question": "How many?", "answer": 2.0, "candidates": [1, 2.0, 2.5]},
+        {"story": "S.", "question": "Who?", "answer": ["Ann", "Bo"], "answer_type": "names"},
+    ]
+    path = write_jsonl(tmp_path / "n.jsonl", rows)
+    items = load_file_items(path, "X-v0", column_mapping(candidates="candidates"))
+    assert (items[0].answer, items[0].candidates) == ("2", ("1", "2", "2.5"))
+    assert items[1].answer == ["Ann", "Bo"]
+
+
+def test_a_letter_answer_that_reads_as_an_article_is_refused(tmp_path: Path) -> None:
+    """Red team: candidates 'A'..'D' registered, but the judge drops the article 'a', so the
+    gold 'A' could never be named and 'A or B' was correct for gold 'B'."""
+    rows = [{"story": "S.", "question": "Which? A) box B) bag", "answer": "B",
+             "candidates": "A|B"}]  # fmt: skip
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(write_jsonl(tmp_path / "l.jsonl", rows), "X-v0",
+                        column_mapping(candidates="candidates"))  # fmt: skip
+    (problem,) = caught.value.problems
+    assert "'A' reads as no word" in str(problem) and "candidates" in str(problem)
