@@ -237,3 +237,33 @@ def test_completion_shapes_other_libraries_hand_over_are_read_or_refused() -> No
     for bad in ([{"role": "user", "content": text}], [{"foo": 1}], {"foo": 1}):
         with pytest.raises(TypeError):
             response_text(bad)
+
+
+def test_an_exported_label_refuses_an_edited_item_at_its_index(tmp_path: Path) -> None:
+    """Red team: labels carried only the env ID and index, so after the user's file changed
+    (rows swapped) the exported prompt about one item was scored against another's gold, with
+    no error. Exported labels now carry the item's digest; every adapter gives the failure
+    reward (they never raise into a trainer) and scoring says what changed."""
+    from tomgym.train.labels import StaleLabelError
+    from tomgym.train.trl import tom_answer_reward
+
+    env_id = "TestLabels-Edited-v0"
+    rows = [{"id": "q1", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+             "answer": "box", "candidates": ["box", "oven"]},
+            {"id": "q2", "story": "Bob put the pie in the oven.", "question": "Where is the pie?",
+             "answer": "oven", "candidates": ["box", "oven"]}]  # fmt: skip
+    said_box = "<think>t</think><answer>box</answer>"
+    try:
+        tomgym.register_tom_env(env_id, items=rows)
+        out = export_dataset([env_id], None, None, "jsonl", tmp_path / "x.jsonl")
+        label = json.loads(out.read_text().splitlines()[0])["label"]
+        assert json.loads(label)["digest"]
+        assert score_label(label, said_box)[0].correct
+        tomgym.register_tom_env(env_id, items=rows[::-1], overwrite=True)
+        with pytest.raises(StaleLabelError, match="q2.*export the training data again"):
+            score_label(label, said_box)
+        assert tom_answer_reward(["p"], [said_box], label=[label]) == [None]
+        assert compute_score(env_id, said_box, label)["correct"] == 0.0
+        assert score_label(encode_label(env_id, 0), said_box)[0].correct is False  # no digest
+    finally:
+        tomgym.unregister_tom_env(env_id)

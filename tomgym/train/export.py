@@ -215,6 +215,7 @@ def env_rows(
     for index in range(item_count(env_id, env.size, n)):
         label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
         observation, info, item = labelled_episode(label)
+        label = label.of_item(item)  # scoring refuses another item at this index
         yield {
             "env_id": env_id,
             "index": index,

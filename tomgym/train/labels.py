@@ -30,17 +30,38 @@ class LabelError(ValueError):
     """A label that is not the JSON of a :class:`EpisodeLabel`."""
 
 
+class StaleLabelError(LabelError):
+    """A label whose env now serves another item at its index (the data changed since the
+    export): scoring it would judge the response against the wrong gold."""
+
+
 class EpisodeLabel(BaseModel):
-    """Env ID, item index and env kwargs (split, seed, reward, prompt...) of one training prompt."""
+    """Env ID, item index and env kwargs (split, seed, reward, prompt...) of one training prompt,
+    and the digest of the item it was exported with (None in labels made before digests)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     env_id: str
     index: StrictInt = Field(ge=0)  # "3", 3.0 or true are not indices
     kwargs: dict[str, Any] = Field(default_factory=dict)
+    digest: str | None = None
 
     def dumps(self) -> str:
-        return json.dumps(self.model_dump(), sort_keys=True, separators=(",", ":"))
+        return json.dumps(self.model_dump(exclude_none=True), sort_keys=True, separators=(",", ":"))
+
+    def of_item(self, item: ToMItem) -> EpisodeLabel:
+        """This label pinned to ``item``, so that scoring refuses another item at its index."""
+        return self.model_copy(update={"digest": item.digest()})
+
+    def check(self, item: ToMItem) -> ToMItem:
+        """``item`` when it is the one this label was made for (any, without a digest)."""
+        if self.digest is not None and item.digest() != self.digest:
+            raise StaleLabelError(
+                f"{self.env_id} index {self.index} is now item {item.id!r}, not the item this "
+                f"prompt was exported with (digest {self.digest}, now {item.digest()}): the "
+                "env's data changed since the export; export the training data again"
+            )
+        return item
 
 
 def encode_label(env_id: str, index: int, **kwargs: Any) -> str:
@@ -113,7 +134,7 @@ def labelled_episode(label: EpisodeLabel) -> tuple[str, dict[str, Any], ToMItem]
         item = env.current_item
     if item is None:  # reset always sets it; a clear error rather than an assert
         raise RuntimeError(f"{label.env_id}: reset served no item for index {label.index}")
-    return observation, info, item
+    return observation, info, label.check(item)
 
 
 def episode_prompt(label: EpisodeLabel) -> tuple[str, dict[str, Any]]:
@@ -135,6 +156,8 @@ def score_label(
     env, lock = _cached(parsed)
     with lock:
         env.reset(options={"index": parsed.index})
+        if env.current_item is not None:
+            parsed.check(env.current_item)
         _, _, _, _, info = env.step(response)
         score = env.last_score
     if score is None:

@@ -14,7 +14,7 @@ from tomgym.train.export import check_trainable, unique_env_ids, warn_held_out_d
 from tomgym.train.labels import (
     EpisodeLabel,
     decode_label,
-    episode_prompt,
+    labelled_episode,
     open_labelled_env,
     response_text,
     score_label,
@@ -189,7 +189,8 @@ def tom_rows(
         size = env.size
         for index in range(n if size is None else min(n, size)):
             label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
-            _, info = episode_prompt(label)
+            _, info, item = labelled_episode(label)
+            label = label.of_item(item)  # scoring refuses another item at this index
             rows.append(
                 {
                     "prompt": info["messages"],
