@@ -273,6 +273,16 @@ def _listed(columns: Iterable[str]) -> str:
     return ", ".join(names[:MAX_COLUMNS]) + (f", ... ({more} more)" if more > 0 else "") or "none"
 
 
+def _metadata(row: Mapping[str, Any], used: set[str], unit: str, number: int) -> dict[str, Any]:
+    """The row's unmapped columns, and where it is in the file: under ``unit`` ("line" or
+    "row"), or ``_unit`` when the file has a column of that name, which is kept as it is."""
+    kept = {k: v for k, v in row.items() if k not in used}
+    key = unit
+    while key in kept:
+        key = f"_{key}"
+    return kept | {key: number}
+
+
 def _is_list(value: Any) -> bool:
     """A list cell: a JSON array, or parquet's list (an array), not text or an object."""
     return isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping)
@@ -422,7 +432,7 @@ def items_from_rows(
             "id": f"{id_prefix}-{number}",
             "source": source,
             "answer_type": default_answer_type(fields),
-            "metadata": {k: v for k, v in row.items() if k not in used} | {unit: number},
+            "metadata": _metadata(row, used, unit, number),
             **fields,
         }
         try:

@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from tomgym.items import SPLITS, ToMItem
 from tomgym.prompts import (
+    CANDIDATES_LEAD,
     PREFILL,
     PromptPreset,
     render_messages,
@@ -507,7 +508,11 @@ class ToMEnv(gym.Env[str, str]):
                 render_messages(probe, self.prompt_preset, self.prompt_family), PREFILL
             )
         )
-        extra = _CANDIDATE_LIST_ALLOWANCE if self.prompt_preset.list_candidates else 0
+        extra = 0
+        if self.prompt_preset.list_candidates:  # a source that knows its candidates says so
+            listed = getattr(self.source, "max_candidates_chars", 0)
+            listed = len(CANDIDATES_LEAD) + listed if isinstance(listed, int) else 0
+            extra = max(_CANDIDATE_LIST_ALLOWANCE, listed)
         # a user_template may show the story (or question) more than once
         template = self.prompt_preset.user_template
         repeats = max(1, template.count("{story}"), template.count("{question}"))

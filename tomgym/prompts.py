@@ -143,12 +143,16 @@ def system_message(preset: PromptPreset, family: str) -> str:
     return f"{preset.system}\n\n{block}" if block else preset.system
 
 
+CANDIDATES_LEAD = "\nPossible answers: "
+"""What a prompt puts before the candidates it lists (``list_candidates``)."""
+
+
 def render_messages(item: ToMItem, preset: PromptPreset, family: str) -> list[dict[str, str]]:
     """The chat messages for an item: system (format + assumptions) and user (story + question)."""
     system = system_message(preset, family)
     user = preset.user_template.format(story=item.story.strip(), question=item.question.strip())
     if preset.list_candidates and item.candidates:
-        user += "\nPossible answers: " + ", ".join(listed_candidates(item))
+        user += CANDIDATES_LEAD + ", ".join(listed_candidates(item))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

@@ -43,6 +43,11 @@ class ListSource:
     def max_prompt_chars(self) -> int:
         return max((len(it.story) + len(it.question) for it in self.items), default=1)
 
+    @property
+    def max_candidates_chars(self) -> int:
+        """An upper bound on the length of any item's candidates listed in a prompt."""
+        return max((sum(len(c) + 2 for c in it.candidates) for it in self.items), default=0)
+
     def item(self, index: int) -> ToMItem:
         if not 0 <= index < len(self.items):
             raise IndexError(

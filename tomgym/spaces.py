@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import unicodedata
 from collections.abc import Sequence as CollectionsSequence
 from typing import Any, overload
 
@@ -129,11 +130,26 @@ _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + EXTRA_WHITESPACE.encode("ascii")
 
 
 def to_printable(text: str) -> str:
-    """Replace characters outside the charset (controls, astral-plane symbols) by U+FFFD."""
+    """The text within the charset: other spaces (no-break, thin...) as a plain space, a
+    carriage return (or CR LF) and line separators as a newline, invisible format characters
+    (zero-width space, soft hyphen, byte order mark) dropped, and what is left outside
+    (controls, astral-plane symbols such as emoji) as U+FFFD."""
     if text.isascii():
         if not text.encode("ascii").translate(None, _PRINTABLE_ASCII):
             return text  # the common case, at C speed: nothing left once the printables go
     elif text.replace("\n", "").replace("\t", "").isprintable() and max(text) <= "\uffff":
         return text
     charset = printable_charset()
-    return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)
+    return "".join(c if c in charset else _stand_in(c) for c in text.replace("\r\n", "\n"))
+
+
+def _stand_in(char: str) -> str:
+    """What a character outside the charset becomes (see :func:`to_printable`)."""
+    category = unicodedata.category(char)
+    if char == "\r" or category in ("Zl", "Zp"):  # line and paragraph separators
+        return "\n"
+    if category == "Zs":
+        return " "
+    if category == "Cf":
+        return ""
+    return "\ufffd"

@@ -500,3 +500,10 @@ def test_a_letter_answer_that_reads_as_an_article_is_refused(tmp_path: Path) -> 
                         column_mapping(candidates="candidates"))  # fmt: skip
     (problem,) = caught.value.problems
     assert "'A' reads as no word" in str(problem) and "candidates" in str(problem)
+
+
+def test_a_column_named_line_keeps_its_value_in_the_metadata(tmp_path: Path) -> None:
+    """Red team: the file's own 'line' column was overwritten by the line number."""
+    rows = [{"story": "S.", "question": "Where?", "answer": "box", "line": "L1"}]
+    (item,) = load_file_items(write_jsonl(tmp_path / "m.jsonl", rows), "X-v0", column_mapping())
+    assert item.metadata["line"] == "L1" and item.metadata["_line"] == 1

@@ -209,3 +209,20 @@ def test_reset_options_that_are_not_a_mapping_are_refused() -> None:
     for options in ([("index", 1)], "index"):
         with pytest.raises(TypeError, match="reset options must be a dict"):
             env.reset(options=options)  # type: ignore[arg-type]
+
+
+def test_listed_candidates_longer_than_the_allowance_fit_the_observation_space() -> None:
+    """Red team: five long candidates with list_candidates made every reset raise ('the
+    source's max_prompt_chars is wrong'): the space allowed a fixed 2,048 characters for them."""
+    options = [f"Option {k}: she thinks it is still where she left it, " * 9 + str(k)
+               for k in range(5)]  # fmt: skip
+    item = {"id": "q1", "story": "Ann put the ball in the box.", "question": "What does Ann think?",
+            "answer": options[0], "candidates": options}  # fmt: skip
+    tomgym.register_tom_env("TestEnv-LongOptions-v0", items=[item])
+    try:
+        env = tomgym.make("TestEnv-LongOptions-v0", prompt={"list_candidates": True})
+        observation, _ = env.reset(options={"index": 0})
+        assert sum(map(len, options)) > 2_048 and options[3] in observation
+        assert env.observation_space.contains(observation)
+    finally:
+        tomgym.unregister_tom_env("TestEnv-LongOptions-v0")

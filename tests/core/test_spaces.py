@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 
 from tomgym.spaces import printable_charset, text_space, to_printable
 
 
 def _by_definition(text: str) -> str:
     charset = printable_charset()
-    return "".join(c if c in charset else ("\n" if c == "\r" else "\ufffd") for c in text)
+    stand_in = {"Zs": " ", "Zl": "\n", "Zp": "\n", "Cf": ""}
+    return "".join(
+        c
+        if c in charset
+        else "\n"
+        if c == "\r"
+        else stand_in.get(unicodedata.category(c), "\ufffd")
+        for c in text.replace("\r\n", "\n")
+    )
 
 
 def test_to_printable_matches_its_definition() -> None:
@@ -34,3 +43,12 @@ def test_a_space_prints_in_one_line_not_its_character_set() -> None:
     space = text_space(100)
     assert repr(space).startswith("Text(0, 100, charset=<printable Unicode")
     assert len(repr(space)) < 200
+
+
+def test_other_spaces_read_as_spaces_and_invisible_marks_are_dropped() -> None:
+    """Red team: a no-break space, zero-width space or soft hyphen in a user's story reached the
+    prompt (and the exported chat messages) as U+FFFD: 'Ann\ufffdput the ball'."""
+    assert to_printable("Ann\u00a0put the\u2009ball\u200b in the bas\u00adket.") == (
+        "Ann put the ball in the basket."
+    )
+    assert to_printable("line\u2028next\r\nlast \U0001f600") == "line\nnext\nlast \ufffd"
