@@ -298,3 +298,26 @@ def test_an_env_of_unanswered_items_keeps_the_rows_length_in_tokens() -> None:
                               response_words=0, error="too long")  # fmt: skip
     summary = summarise([answered, unanswered], ["A-v0", "B-v0"], {}, {}, agent="x")
     assert length_label(row_from_summary(summary, "d")) == "15"
+
+
+def test_a_column_whose_env_served_other_items_between_runs_says_so(tmp_path: Path) -> None:
+    """Red team: two runs of one registered ID over two different data files shared a column
+    with no note (the same indices, other items): the items' digests now tell them apart."""
+    import tomgym
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    env = "TestBoard-FileChanged-v0"
+    item = {"id": "q", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    try:
+        for name, answer in (("first", "box"), ("again", "box"), ("edited", "bag")):
+            tomgym.register_tom_env(env, items=[{**item, "answer": answer}], overwrite=True)
+            evaluate("heuristic:reality", [env], out=tmp_path / name, quiet=True)
+    finally:
+        tomgym.unregister_tom_env(env)
+    assert collect([tmp_path / "first", tmp_path / "again"]).mixed_items == {}
+    board = collect([tmp_path / "first", tmp_path / "edited"])
+    described = sorted(board.mixed_items[env].values())
+    assert len(described) == 2 and all(d.startswith("its one item (items ") for d in described)
+    assert f"Column {env} compares runs over different items" in to_markdown(board)

@@ -128,7 +128,8 @@ class Leaderboard(BaseModel):
     mixed_items: dict[str, dict[str, str]] = Field(
         default_factory=dict,
         description="Env columns whose runs asked different items (another --n or item "
-        "order): env ID -> run directory -> its items. Their accuracies are not paired.",
+        "order, or the env's data changed between them): env ID -> run directory -> its items. "
+        "Their accuracies are not paired.",
     )
 
 
@@ -241,7 +242,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     suites = set()
     made_with: dict[str, dict[str, str]] = {}
     marked: dict[str, dict[str, bool]] = {}
-    asked: dict[str, dict[str, tuple[str, tuple[int, ...]]]] = {}
+    asked: dict[str, dict[str, tuple[str, tuple[int, ...], str | None]]] = {}
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
@@ -253,7 +254,13 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
                     made_with.setdefault(plan.env_id, {})[str(directory)] = arguments
             for plan in metadata.envs:  # the plan the summary covers
                 if plan.env_id in summary.envs:
-                    asked.setdefault(plan.env_id, {})[str(directory)] = _items_asked(plan)
+                    described, indices = _items_asked(plan)
+                    served = summary.envs[plan.env_id].items_digest
+                    asked.setdefault(plan.env_id, {})[str(directory)] = (
+                        described,
+                        indices,
+                        served,
+                    )
         rows.append(row_from_summary(summary, str(directory)))
         for env_id, env in summary.envs.items():
             if env_id not in envs:
@@ -281,10 +288,16 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
     mixed_held_out = {e: runs for e, runs in marked.items() if len(set(runs.values())) > 1}
     mixed_items = {
-        e: {d: described for d, (described, _) in runs.items()}
+        e: {d: described for d, (described, _, _) in runs.items()}
         for e, runs in asked.items()
-        if len({indices for _, indices in runs.values()}) > 1
+        if len({indices for _, indices, _ in runs.values()}) > 1
     }
+    for e, runs in asked.items():  # the same indices, but the env served other items
+        digests = {d: digest for d, (_, _, digest) in runs.items() if digest is not None}
+        if e not in mixed_items and len(set(digests.values())) > 1:
+            mixed_items[e] = {
+                d: f"{runs[d][0]} (items {digest[:8]})" for d, digest in digests.items()
+            }
     return Leaderboard(
         suite=suite,
         envs=envs,
@@ -312,31 +325,38 @@ def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:
     if plan.size is None:  # generated: items 0..n-1 whatever the order option
         return ("item 0" if plan.n == 1 else f"items 0-{plan.n - 1}"), tuple(range(plan.n))
     if plan.n >= plan.size:
-        return f"all {plan.size} items", tuple(range(plan.size))
+        return (f"all {plan.size} items" if plan.size > 1 else "its one item"), tuple(
+            range(plan.size)
+        )
     how = "of its fixed shuffled order" if plan.items == "shuffled" else "in file order"
     return f"the first {plan.n} {how}", tuple(plan.indices())
 
 
 def mixed_notes(board: Leaderboard) -> list[str]:
     """One sentence per env column whose runs made the env differently (not comparable)."""
-    return [
-        f"Column {env_id} mixes runs that made the env with different arguments: "
-        + "; ".join(f"{arguments} in {directory}" for directory, arguments in runs.items())
-        + "."
-        for env_id, runs in board.mixed.items()
-    ] + [
-        f"Column {env_id} is held out in "
-        + ", ".join(d for d, h in runs.items() if h)
-        + " but in-distribution in "
-        + ", ".join(d for d, h in runs.items() if not h)
-        + ": those runs' held-out gaps do not compare."
-        for env_id, runs in board.mixed_held_out.items()
-    ] + [
-        f"Column {env_id} compares runs over different items: "
-        + "; ".join(f"{described} in {directory}" for directory, described in runs.items())
-        + " (their accuracies differ by the items as well as the agent)."
-        for env_id, runs in board.mixed_items.items()
-    ] + held_out_inside_notes(board)
+    return (
+        [
+            f"Column {env_id} mixes runs that made the env with different arguments: "
+            + "; ".join(f"{arguments} in {directory}" for directory, arguments in runs.items())
+            + "."
+            for env_id, runs in board.mixed.items()
+        ]
+        + [
+            f"Column {env_id} is held out in "
+            + ", ".join(d for d, h in runs.items() if h)
+            + " but in-distribution in "
+            + ", ".join(d for d, h in runs.items() if not h)
+            + ": those runs' held-out gaps do not compare."
+            for env_id, runs in board.mixed_held_out.items()
+        ]
+        + [
+            f"Column {env_id} compares runs over different items: "
+            + "; ".join(f"{described} in {directory}" for directory, described in runs.items())
+            + " (their accuracies differ by the items as well as the agent)."
+            for env_id, runs in board.mixed_items.items()
+        ]
+        + held_out_inside_notes(board)
+    )
 
 
 def held_out_inside_notes(board: Leaderboard) -> list[str]:

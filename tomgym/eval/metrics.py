@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import statistics
@@ -90,6 +91,12 @@ class EnvSummary(BaseModel):
     ci95: tuple[float, float]
     held_out: bool = False
     planned: int | None = Field(default=None, description="Items the run's plan asks for.")
+    items_digest: str | None = Field(
+        default=None,
+        description="A digest of the (index, item digest) pairs the run asked, failed ones "
+        "included: two runs over the same indices of an env whose data changed between them "
+        "differ here (None in summaries written before it).",
+    )
     format_rate: float | None = Field(description="None when no item was scored.")
     lenient_accuracy: float | None = Field(
         default=None,
@@ -455,11 +462,21 @@ def _truncated_share(records: Sequence[ResultRecord]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def items_digest(records: Iterable[ResultRecord]) -> str | None:
+    """16 hex digits over the sorted (index, item digest) pairs of ``records`` (None: none)."""
+    pairs = sorted({(r.index, r.item_digest) for r in records})
+    if not pairs:
+        return None
+    text = "\n".join(f"{index} {digest}" for index, digest in pairs)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 def summarise_env(
     records: Sequence[ResultRecord], held_out: bool = False, planned: int | None = None
 ) -> EnvSummary:
     """One env's numbers over its scored records; failed records are only counted as failed."""
     failed = sum(r.failed for r in records)
+    asked = items_digest(records)
     records = [r for r in records if not r.failed]
     n = len(records)
     base = slice_stats(records)
@@ -470,6 +487,7 @@ def summarise_env(
         ci95=base.ci95,
         held_out=held_out,
         planned=planned,
+        items_digest=asked,
         format_rate=sum(r.format_ok for r in records) / n if n else None,
         lenient_accuracy=_lenient(records),
         **_trace(records),
