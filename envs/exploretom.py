@@ -15,7 +15,7 @@ from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.rewards import PLACES_KEY
+from tomgym.rewards import CANDIDATE_ALIASES_KEY, PLACES_KEY
 from tomgym.sources import ItemSource, ListSource
 
 from .splits import PRESET_SIZES, split_by_story
@@ -27,6 +27,12 @@ INFILLED_ID = "ToM-ExploreToM-Infilled-v0"
 ROWS = 13309
 STORY_COLUMN: dict[str, str] = {"structured": "story_structure", "infilled": "infilled_story"}
 KNOWLEDGE_ANSWERS = ("knows about it", "does not know about it")
+KNOWLEDGE_ALIASES = {
+    "knows about it": ("does know", "is aware"),
+    "does not know about it": ("does not know", "is not aware", "is unaware", "has no idea"),
+}
+"""What else names a knowledge answer ("She doesn't know." reads "does not know"); "knows"
+alone is not one: "she knows nothing about it" would name it."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
@@ -92,7 +98,8 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     13,309 - 2 = 13,307.
 
     Answers: yes/no -> ``yes_no``; "knows about it" / "does not know about it" -> ``choice``
-    between the two; anything else (a container or a room) -> ``text`` whose candidates are
+    between the two, the gold's paraphrases (KNOWLEDGE_ALIASES: "doesn't know", "is unaware")
+    accepted; anything else (a container or a room) -> ``text`` whose candidates are
     every expected answer of the same story for the same location class (containers or
     rooms), the gold included, so a model must name one of them; where the story has no other
     such answer (about a fifth of the items) the question is free text without candidates, as
@@ -125,7 +132,16 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
         if answer.lower() in ("yes", "no"):
             fields = {"answer": answer.lower(), "answer_type": "yes_no"}
         elif answer in KNOWLEDGE_ANSWERS:
-            fields.update(answer_type="choice", candidates=KNOWLEDGE_ANSWERS)
+            fields.update(
+                answer_type="choice",
+                candidates=KNOWLEDGE_ANSWERS,
+                aliases=KNOWLEDGE_ALIASES[answer],
+            )
+            extra[CANDIDATE_ALIASES_KEY] = {
+                other: list(KNOWLEDGE_ALIASES[other])
+                for other in KNOWLEDGE_ANSWERS
+                if other != answer
+            }
         else:
             cls = _location_class(kind)
             others = answers.get((row["story_structure"], cls), set()) if cls else set()

@@ -427,9 +427,16 @@ def lists_alternatives(
 
 
 def judge_choice(
-    answer: str, gold: str, candidates: Sequence[str], aliases: Sequence[str] = ()
+    answer: str,
+    gold: str,
+    candidates: Sequence[str],
+    aliases: Sequence[str] = (),
+    other_aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> Judgement:
-    """Correct only if the answer names the gold candidate and no other candidate."""
+    """Correct only if the answer names the gold candidate and no other candidate.
+    ``aliases`` name the gold too; ``other_aliases`` (candidate -> phrases) name the other
+    candidates, so that a paraphrase of the gold beside one of another ("does know or does
+    not know") names two."""
     tokens = words(answer)
     present = set(tokens)
     # The phrase index of the candidates (the gold's aliases under the gold), holding only
@@ -440,6 +447,8 @@ def judge_choice(
         variants.append((c, phrase_of(c)))
         if c == gold:
             variants.extend((c, phrase_of(a)) for a in aliases)
+        elif other_aliases and c in other_aliases:
+            variants.extend((c, phrase_of(a)) for a in other_aliases[c])
     if gold not in candidates:
         variants.append((gold, phrase_of(gold)))
         variants.extend((gold, phrase_of(a)) for a in aliases)

@@ -28,6 +28,18 @@ SPLITS: tuple[str, ...] = get_args(Split)
 """Every split an item (and an env made of items) can name; ``all``: no split."""
 
 
+CANDIDATE_ALIASES_KEY = "candidate_aliases"
+"""An item's metadata key for the other candidates' paraphrases (candidate -> list of phrases):
+where the gold has aliases, the others need theirs, or a hedge naming the gold's paraphrase and
+another's ("does know or does not know") would name the gold alone."""
+PLACES_KEY = "story_places"
+"""An item's metadata key for more words that start one of its story's places (a list), where
+the story's wording hides them from ``tomgym.answers.story_places`` (ExploreToM's infilled
+stories say "the dimly lit storage warehouse": the word after "in" is an adjective)."""
+JUDGED_METADATA = (CANDIDATE_ALIASES_KEY, PLACES_KEY)
+"""Metadata keys the judge reads (see tomgym.rewards): part of an item's digest."""
+
+
 class ItemError(ValueError):
     """A ToM item failed validation; the message names the item and the field."""
 
@@ -140,7 +152,8 @@ class ToMItem(BaseModel):
 
     def digest(self) -> str:
         """16 hex digits that change when anything the item is asked or judged by does: id,
-        story, question, answer, candidates, aliases, answer type, option labels."""
+        story, question, answer, candidates, aliases, answer type, option labels and the
+        metadata the judge reads (JUDGED_METADATA)."""
         judged = [
             self.id,
             self.story,
@@ -151,6 +164,9 @@ class ToMItem(BaseModel):
             self.answer_type,
             self.metadata.get("option_labels"),
         ]
+        # judged by too, where present (added after digests were first kept: an item without
+        # them keeps the digest it had)
+        judged += [{k: self.metadata[k]} for k in JUDGED_METADATA if k in self.metadata]
         encoded = json.dumps(judged, ensure_ascii=False, sort_keys=True, default=str)
         return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:16]
 

@@ -24,7 +24,7 @@ from tomgym.answers import (
     with_prefill,
     words,
 )
-from tomgym.items import ToMItem
+from tomgym.items import CANDIDATE_ALIASES_KEY, PLACES_KEY, ToMItem
 from tomgym.presets import resolve_preset
 
 
@@ -104,10 +104,20 @@ class Score(BaseModel):
     gold: str
 
 
-PLACES_KEY = "story_places"
-"""An item's metadata key for more words that start one of its story's places, where the
-story's wording hides them from :func:`story_places` (ExploreToM's infilled stories say "the
-dimly lit storage warehouse", so the word after "in" is an adjective)."""
+
+
+
+
+def candidate_aliases(item: ToMItem) -> dict[str, list[str]]:
+    """The other candidates' aliases from the item's metadata (well-formed entries only)."""
+    given = item.metadata.get(CANDIDATE_ALIASES_KEY)
+    if not isinstance(given, Mapping):
+        return {}
+    return {
+        str(c): [a for a in phrases if isinstance(a, str)]
+        for c, phrases in given.items()
+        if isinstance(phrases, list | tuple)
+    }
 
 
 def places_of(item: ToMItem) -> frozenset[str]:
@@ -132,7 +142,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             labels = item.metadata.get("option_labels")
             if isinstance(labels, dict) and labels:  # "(a) ... (b) ..." in the question
                 answer = expand_option_labels(answer, labels)
-            j = judge_choice(answer, item.answer, item.candidates, item.aliases)
+            j = judge_choice(
+                answer, item.answer, item.candidates, item.aliases, candidate_aliases(item)
+            )
         elif item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
         else:

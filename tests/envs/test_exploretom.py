@@ -168,3 +168,22 @@ def test_a_list_of_the_story_s_places_does_not_pay_on_free_text_items():
         "several_candidates"
     )
     assert judge_answer("It is in the consulate meeting room, I think.", shared)[0]
+
+
+def test_knowledge_answers_take_paraphrases_of_either_side_but_not_both(structured):
+    """Red team: 'Hailey doesn't know.' and 'Hailey does know about it.' named no candidate on
+    the 4,658 knowledge questions. Each side's paraphrases now name it, the other side's name
+    the other, so a hedge over both paraphrases earns nothing whatever the gold."""
+    from tomgym.rewards import judge_answer
+
+    knows, not_knows = structured[77], structured[105]
+    assert (knows.answer, not_knows.answer) == ("knows about it", "does not know about it")
+    assert judge_answer("Hailey does know about it.", knows)[:2] == (True, "correct")
+    assert judge_answer("Hailey doesn't know.", not_knows)[:2] == (True, "correct")
+    assert judge_answer("She is unaware of it.", not_knows)[0]
+    assert judge_answer("Hailey doesn't know.", knows)[1] == "wrong"
+    assert judge_answer("Hailey does know about it.", not_knows)[1] == "wrong"
+    assert judge_answer("she knows nothing about it", knows)[0] is False
+    for hedge in ("She does know, or she does not know", "is aware or has no idea"):
+        for item in (knows, not_knows):
+            assert judge_answer(hedge, item)[1] == "several_candidates"
