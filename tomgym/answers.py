@@ -482,16 +482,60 @@ def only_affirmed(
     """The named candidates less those the answer only excludes ("the box, not the basket"
     names the box; see :func:`excluded`); all of them when it excludes every one (the gold's
     own denial is judged after)."""
-    kept = {key for key in named if not excluded(answer, phrases[key])}
+    tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
+    spans = {key: _phrase_spans(tokens, phrases[key]) for key in named}
+    status = _exclusions(tokens, clause_of, [span for key in named for span in spans[key]])
+    kept = {key for key in named if not (spans[key] and all(status[s] for s, _ in spans[key]))}
     return kept or named
 
 
-def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+def excluded(
+    answer: str, phrases: Sequence[tuple[str, ...]], listed: Sequence[tuple[str, ...]] = ()
+) -> bool:
     """Whether every mention of the phrases is negated right before it in its clause ("the
-    box, not the basket", "it is not in the basket"; not "not sure, basket or box")."""
+    box, not the basket", "it is not in the basket"; not "not sure, basket or box"), or
+    follows "or"/"nor" after a mention (of these or the ``listed`` phrases) that is: "not the
+    basket or the crate", "neither the basket nor the crate" exclude the crate too."""
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     spans = _phrase_spans(tokens, phrases)
-    return bool(spans) and all(_excluded_at(tokens, clause_of, start) for start, _ in spans)
+    if not spans:
+        return False
+    status = _exclusions(tokens, clause_of, [*spans, *_phrase_spans(tokens, listed)])
+    return all(status[start] for start, _ in spans)
+
+
+def _exclusions(
+    tokens: Sequence[str], clause_of: Sequence[int], spans: Sequence[tuple[int, int]]
+) -> dict[int, bool]:
+    """Mention start -> excluded, in one pass from the left: a mention is excluded by its own
+    negation (:func:`_excluded_at`) or as the next item of an "or"/"nor" list whose previous
+    mention is (linear in the mentions, however long the list)."""
+    ending: dict[int, list[int]] = {}  # a mention's end -> the starts of mentions ending there
+    status: dict[int, bool] = {}
+    for start, end in sorted(set(spans)):
+        if start not in status:
+            status[start] = _excluded_at(tokens, clause_of, start) or _listed_after_excluded(
+                tokens, clause_of, start, ending, status
+            )
+        ending.setdefault(end, []).append(start)
+    return status
+
+
+def _listed_after_excluded(
+    tokens: Sequence[str],
+    clause_of: Sequence[int],
+    start: int,
+    ending: Mapping[int, Sequence[int]],
+    status: Mapping[int, bool],
+) -> bool:
+    i = start - 1
+    while i >= 0 and clause_of[i] == clause_of[start] and tokens[i] in EXCLUDING_GAP:
+        i -= 1
+    if i < 1 or clause_of[i] != clause_of[start] or tokens[i] not in ("or", "nor"):
+        return False
+    return any(
+        clause_of[before] == clause_of[start] and status[before] for before in ending.get(i, ())
+    )
 
 
 def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:

@@ -466,3 +466,23 @@ def test_a_negated_exclusion_affirms_every_place_it_names(answer: str) -> None:
         "several_candidates"
     )
     assert judge_choice("It is none other than the bin, not the cabinet", "bin", cands).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "candidates"),
+    [("neutral, not positive or negative", "neutral", ["positive", "negative", "neutral"]),
+     ("neutral, neither positive nor negative", "neutral", ["positive", "negative", "neutral"]),
+     ("the red basket, not the red hamper or the blue basket", "red_basket",
+      ["red_basket", "red_hamper", "blue_basket"]),
+     ("It is not in the hamper or in the crate; it is in the box.", "box",
+      ["box", "hamper", "crate"])],
+)  # fmt: skip
+def test_a_negation_excludes_every_item_of_its_or_list(
+    answer: str, gold: str, candidates: list[str]
+) -> None:
+    """Red team: 'neutral, not positive or negative' was several_candidates: the negation
+    excluded only the first item of its 'or' list."""
+    assert judge_choice(answer, gold, candidates).correct
+    listed = " or ".join(c for c in candidates if c != gold)
+    assert judge_choice(f"{gold} or {listed}", gold, candidates).verdict == "several_candidates"
+    assert not judge_choice(f"not sure, {gold} or {listed}", gold, candidates).correct

@@ -85,7 +85,7 @@ def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> 
         return False
     return all(
         all(any(gs <= s and e <= ge for gs, ge in gold_spans) for s, e in spans)
-        or all_negated(block, other)
+        or all_negated(block, other, [*golds, *others])
         for other in others
         if oracle_words(other)
         for spans in [_spans(tokens, oracle_words(other))]
@@ -104,8 +104,8 @@ def _negated_at(tokens: Sequence[str], start: int) -> bool:
         return False  # "nowhere but the box": only the box
     if tokens[last] in ONLY and last > 0 and tokens[last - 1] in NEGATED_EXCLUSION:
         return False  # "nowhere except the box"
-    departure = bool(set(between) & LEAVING) or between[-1:] == ["from"] or (
-        between[-2:] == ["out", "of"]
+    departure = (
+        bool(set(between) & LEAVING) or between[-1:] == ["from"] or (between[-2:] == ["out", "of"])
     )
     return not departure
 
@@ -121,20 +121,38 @@ def _excluded_at(tokens: Sequence[str], start: int) -> bool:
     if _negation_at(tokens, i):  # "nowhere except the box" affirms the box
         return not (tokens[i] in ONLY and i > 0 and tokens[i - 1] in NEGATED_EXCLUSION)
     # "none other than the box" affirms it too
-    return i > 0 and (tokens[i - 1], tokens[i]) in PAIRS and not (
-        i > 1 and tokens[i - 2] in NEGATED_EXCLUSION
+    return (
+        i > 0
+        and (tokens[i - 1], tokens[i]) in PAIRS
+        and not (i > 1 and tokens[i - 2] in NEGATED_EXCLUSION)
     )
 
 
-def all_negated(block: str, phrase: str) -> bool:
-    """Every mention of the phrase is excluded by a negation in its clause."""
-    found = [
-        _excluded_at(tokens, start)
-        for clause in re.split(CLAUSES, block)
-        for tokens in [oracle_words(clause)]
-        for start, _ in _spans(tokens, oracle_words(phrase))
-    ]
+def all_negated(block: str, phrase: str, listed: Sequence[str] = ()) -> bool:
+    """Every mention of the phrase is excluded by a negation in its clause, or follows "or" /
+    "nor" right after a mention of a ``listed`` phrase that is ("not the box or the bag")."""
+    found = []
+    for clause in re.split(CLAUSES, block):
+        tokens = oracle_words(clause)
+        ends: dict[int, list[int]] = {}
+        for other in listed:
+            for s, e in _spans(tokens, oracle_words(other)) if oracle_words(other) else []:
+                ends.setdefault(e, []).append(s)
+        found += [
+            _listed_excluded(tokens, s, ends) for s, _ in _spans(tokens, oracle_words(phrase))
+        ]
     return bool(found) and all(found)
+
+
+def _listed_excluded(tokens: Sequence[str], start: int, ends: dict[int, list[int]]) -> bool:
+    if _excluded_at(tokens, start):
+        return True
+    i = start - 1
+    while i >= 0 and tokens[i] in GAP:
+        i -= 1
+    if i < 1 or tokens[i] not in ("or", "nor"):
+        return False
+    return any(_listed_excluded(tokens, s, ends) for s in ends.get(i, []) if s < start)
 
 
 def _negation_at(tokens: Sequence[str], i: int) -> bool:
