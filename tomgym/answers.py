@@ -858,7 +858,8 @@ def judge_text(
 
 def leading_yes_no(text: str) -> str | None:
     """``"yes"`` or ``"no"`` when the text starts with that word (or "yeah", "yep", "nope"...),
-    after an announcement such as "Answer:" or "The answer is"; else None."""
+    after an announcement such as "Answer:" or "The answer is", or is one of
+    WHOLE_YES_NO_ANSWERS ("Not really."); else None."""
     tokens = words(text)
     for preamble in ANSWER_PREAMBLES:
         if tuple(tokens[: len(preamble)]) == preamble and len(tokens) > len(preamble):
@@ -870,7 +871,24 @@ def leading_yes_no(text: str) -> str | None:
         return "yes"
     if tokens[0] in NO_WORDS:
         return "no"
-    return None
+    return WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
+
+
+WHOLE_YES_NO_ANSWERS = {
+    **dict.fromkeys(
+        [("not", "really"), ("probably", "not"), ("i", "think", "not"), ("certainly", "not"),
+         ("definitely", "not"), ("of", "course", "not"), ("absolutely", "not"),
+         ("not", "at", "all"), ("i", "do", "not", "think", "so")],
+        "no",
+    ),
+    **dict.fromkeys(
+        [("i", "think", "so"), ("of", "course"), ("certainly",), ("definitely",),
+         ("absolutely",), ("probably",)],
+        "yes",
+    ),
+}  # fmt: skip
+"""Whole answers that say no or yes without the word ("Not really.", "I don't think so",
+"Of course"): only as the whole answer, so "Probably not the box" is not a "no"."""
 
 
 ANSWER_PREAMBLES = (

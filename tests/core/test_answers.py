@@ -486,3 +486,15 @@ def test_a_negation_excludes_every_item_of_its_or_list(
     listed = " or ".join(c for c in candidates if c != gold)
     assert judge_choice(f"{gold} or {listed}", gold, candidates).verdict == "several_candidates"
     assert not judge_choice(f"not sure, {gold} or {listed}", gold, candidates).correct
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("Not really.", "no"), ("Probably not.", "no"), ("I don't think so", "no"),
+     ("Answer: I think not", "no"), ("Of course!", "yes"), ("I think so.", "yes")],
+)  # fmt: skip
+def test_a_whole_answer_saying_yes_or_no_without_the_word_counts(said: str, gold: str) -> None:
+    """Red team: 'Not really.' and 'Probably not.' were unparsable on yes/no items."""
+    assert judge_yes_no(said, gold).correct
+    assert judge_yes_no(said, "yes" if gold == "no" else "no").verdict == "wrong"
+    assert judge_yes_no(f"{said} the box", gold).verdict == "unparsable"  # whole answers only

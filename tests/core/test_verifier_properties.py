@@ -228,7 +228,10 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
                 said = said[len(announced) :]
                 break
         synonyms = {"yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no"}
-        return bool(said) and synonyms.get(said[0], said[0]) == oracle_words(item.answer)[0]
+        gold_word = oracle_words(item.answer)[0]
+        if said and synonyms.get(said[0], said[0]) in ("yes", "no"):
+            return synonyms.get(said[0], said[0]) == gold_word
+        return WHOLE_ANSWERS.get(" ".join(said)) == gold_word  # "Not really." is a no
     golds = [item.answer, *item.aliases]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
     if negated_gold(block, golds):
@@ -365,6 +368,13 @@ def item_and_response(draw: st.DrawFn, answer_type: str) -> tuple[ToMItem, str]:
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ANSWER_TYPES = ("choice", "text", "yes_no", "names")
+WHOLE_ANSWERS = {
+    **dict.fromkeys(["not really", "probably not", "i think not", "certainly not",
+                     "definitely not", "of course not", "absolutely not", "not at all",
+                     "i do not think so", "i don t think so"], "no"),
+    **dict.fromkeys(["i think so", "of course", "certainly", "definitely", "absolutely",
+                     "probably"], "yes"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("answer_type", ANSWER_TYPES)
