@@ -152,7 +152,7 @@ CSV_FIELD_LIMIT = 1 << 30
 
 def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
     """Rows numbered by the line they start on (a quoted field may span lines). Blank lines
-    before the header are skipped; a quote that is never closed, or text after a closing quote,
+    before the header, and rows of empty cells anywhere (Excel's trailing ",,,,"), are skipped; a quote that is never closed, or text after a closing quote,
     is an error at its line (a lenient reader would merge the following rows into the field)."""
     rows: list[Row] = []
     problems: list[RowProblem] = []
@@ -180,7 +180,7 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
                     problems.append(_csv_problem(last + 1, exc))
                     break  # where the next row starts is unknown
                 number, last = last + 1, reader.line_num
-                if not values:
+                if not any(v.strip() for v in values):  # a blank line, or Excel's ",,,,"
                     continue
                 if len(values) != len(header):  # a short row would silently lose fields
                     more, fewer = len(values) - len(header), len(header) - len(values)

@@ -507,3 +507,11 @@ def test_a_column_named_line_keeps_its_value_in_the_metadata(tmp_path: Path) -> 
     rows = [{"story": "S.", "question": "Where?", "answer": "box", "line": "L1"}]
     (item,) = load_file_items(write_jsonl(tmp_path / "m.jsonl", rows), "X-v0", column_mapping())
     assert item.metadata["line"] == "L1" and item.metadata["_line"] == 1
+
+
+def test_rows_of_empty_cells_are_skipped_like_blank_lines(tmp_path: Path) -> None:
+    """Red team: Excel's trailing ',,,' rows failed the whole file, three errors per row."""
+    path = tmp_path / "excel.csv"
+    path.write_text("story,question,answer\nS.,Where?,box\n,,\n , ,\n", encoding="utf-8")
+    (item,) = load_file_items(path, "X-v0", column_mapping())
+    assert item.answer == "box"
