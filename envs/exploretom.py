@@ -28,11 +28,13 @@ ROWS = 13309
 STORY_COLUMN: dict[str, str] = {"structured": "story_structure", "infilled": "infilled_story"}
 KNOWLEDGE_ANSWERS = ("knows about it", "does not know about it")
 KNOWLEDGE_ALIASES = {
-    "knows about it": ("does know", "is aware"),
-    "does not know about it": ("does not know", "is not aware", "is unaware", "has no idea"),
+    "knows about it": ("does know",),
+    "does not know about it": ("does not know",),
 }
-"""What else names a knowledge answer ("She doesn't know." reads "does not know"); "knows"
-alone is not one: "she knows nothing about it" would name it."""
+"""What else names a knowledge answer ("She doesn't know." reads "does not know"). Kept to the
+verb the answers use: "knows" alone would be named by "she knows nothing about it", and "is
+aware" / "unaware" by an answer contrasting another person ("she does not know about it, but
+Liam is aware")."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
@@ -98,15 +100,15 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     13,309 - 2 = 13,307.
 
     Answers: yes/no -> ``yes_no``; "knows about it" / "does not know about it" -> ``choice``
-    between the two, the gold's paraphrases (KNOWLEDGE_ALIASES: "doesn't know", "is unaware")
-    accepted; anything else (a container or a room) -> ``text`` whose candidates are
-    every expected answer of the same story for the same location class (containers or
-    rooms), the gold included, so a model must name one of them; where the story has no other
-    such answer (about a fifth of the items) the question is free text without candidates, as
-    a one-element list would hand the gold to anything that reads ``info["candidates"]``.
-    Such an infilled item lists the structured story's places in its metadata (PLACES_KEY),
-    which the judge counts as its story's places: the prose's "the dimly lit storage
-    warehouse" hides them, and "break room storage warehouse" would otherwise pay.
+    between the two, "does know" and "doesn't know" (KNOWLEDGE_ALIASES) naming them too;
+    anything else (a container or a room) -> ``text`` whose candidates are every expected
+    answer of the same story for the same location class (containers or rooms), the gold
+    included, so a model must name one of them; where the story has no other such answer
+    (about a fifth of the items) the question is free text without candidates, as a
+    one-element list would hand the gold to anything that reads ``info["candidates"]``. Such an
+    infilled item lists the structured story's places in its metadata (PLACES_KEY), which the
+    judge reads instead of its prose: "the dimly lit storage warehouse" hides the place behind
+    adjectives, and "break room storage warehouse" would otherwise pay.
     """
     if presentation not in STORY_COLUMN:
         raise ValueError(f"presentation must be 'structured' or 'infilled', got {presentation!r}")

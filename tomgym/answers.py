@@ -365,11 +365,7 @@ def _denied(
         first -= 1
     pairs = [i for i in range(first, start - 1) if (tokens[i], tokens[i + 1]) in EXCLUDING_PAIRS]
     # "none other than the jar", "it cannot be anywhere but the jar": a negated exclusion
-    if pairs and not any(
-        _is_negation(tokens, j) or tokens[j] in NEGATING_EXCLUSION
-        for j in range(max(0, pairs[0] - 2), pairs[0])
-        if clause_of[j] == clause_of[start]
-    ):
+    if pairs and not _negates_exclusion(tokens, clause_of, pairs[0]):
         return True
     last = end
     limit = min(len(tokens), end + NEGATION_REACH + 1)
@@ -558,13 +554,14 @@ def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) ->
 
 
 def _negates_exclusion(tokens: Sequence[str], clause_of: Sequence[int], first: int) -> bool:
-    """Whether the exclusion starting at ``first`` is itself negated, so that it affirms:
-    "none other than the jar", "nowhere except the jar", "nothing but the jar"."""
-    before = first - 1
-    return (
-        before >= 0
-        and clause_of[before] == clause_of[first]
-        and tokens[before] in NEGATING_EXCLUSION
+    """Whether the exclusion starting at ``first`` is itself negated, so that it affirms: a
+    negation or "none"-like word at most 2 words before it in its clause ("none other than
+    the jar", "nowhere except the jar", "it is not anywhere but the jar", "it can't be
+    anything but the jar"). The gold's denial (:func:`_denied`) reads exclusions the same way."""
+    return any(
+        clause_of[j] == clause_of[first]
+        and (_is_negation(tokens, j) or tokens[j] in NEGATING_EXCLUSION)
+        for j in range(max(0, first - 2), first)
     )
 
 
@@ -597,7 +594,8 @@ kitchen"): the first word after them (articles aside) starts a place."""
 NOT_PLACE_STARTS = frozenset(
     {"her", "his", "their", "its", "my", "your", "our", "this", "that", "these", "those", "which",
      "what", "front", "middle", "same", "one", "another", "other", "some", "any", "each", "order",
-     "fact", "case", "time", "end", "way", "it", "them", "him", "me", "us", "you", "all", "first"}
+     "fact", "case", "time", "end", "way", "it", "them", "him", "me", "us", "you", "all", "first",
+     "secret", "private", "public"}
 )  # fmt: skip
 
 
@@ -708,22 +706,7 @@ def names_other_entity(
     outside = [(i, t) for i, t in enumerate(tokens) if i not in covered and t in entities]
     gold_words = {w for phrase in gold_phrases for w in phrase}
     others = {t for _, t in outside if t not in gold_words}
-    if any(not excluded(answer, [(entity,)]) for entity in others):
-        return True
-    # A place that shares a word with the gold but goes on otherwise ("consulate meeting room
-    # consulate reception area", "bookstore's back room main bookstore floor"): the word
-    # after it (a possessive's "s" aside) is not the gold's.
-    for i, _ in outside:
-        after = i + 2 if tokens[i + 1 : i + 2] == ["s"] else i + 1
-        if (
-            after < len(tokens)
-            and after not in covered
-            and tokens[after] not in gold_words
-            and tokens[after] not in _NOT_ALTERNATIVES
-            and not excluded(answer, [tuple(tokens[i : after + 1])])
-        ):
-            return True
-    return False
+    return any(not excluded(answer, [(entity,)]) for entity in others)
 
 
 ARTICLE_LABELS = frozenset({"a"})

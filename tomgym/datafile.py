@@ -152,8 +152,9 @@ CSV_FIELD_LIMIT = 1 << 30
 
 def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
     """Rows numbered by the line they start on (a quoted field may span lines). Blank lines
-    before the header, and rows of empty cells anywhere (Excel's trailing ",,,,"), are skipped; a quote that is never closed, or text after a closing quote,
-    is an error at its line (a lenient reader would merge the following rows into the field)."""
+    before the header, and rows of empty cells anywhere (Excel's trailing ",,,,"), are skipped;
+    a quote that is never closed, or text after a closing quote, is an error at its line (a
+    lenient reader would merge the following rows into the field)."""
     rows: list[Row] = []
     problems: list[RowProblem] = []
     limit = csv.field_size_limit(CSV_FIELD_LIMIT)

@@ -33,9 +33,9 @@ CANDIDATE_ALIASES_KEY = "candidate_aliases"
 where the gold has aliases, the others need theirs, or a hedge naming the gold's paraphrase and
 another's ("does know or does not know") would name the gold alone."""
 PLACES_KEY = "story_places"
-"""An item's metadata key for more words that start one of its story's places (a list), where
-the story's wording hides them from ``tomgym.answers.story_places`` (ExploreToM's infilled
-stories say "the dimly lit storage warehouse": the word after "in" is an adjective)."""
+"""An item's metadata key for the words that start its story's places (a list), read instead
+of the story where its wording hides them from ``tomgym.answers.story_places`` (ExploreToM's
+infilled stories say "the dimly lit storage warehouse": the word after "in" is an adjective)."""
 JUDGED_METADATA = (CANDIDATE_ALIASES_KEY, PLACES_KEY)
 """Metadata keys the judge reads (see tomgym.rewards): part of an item's digest."""
 

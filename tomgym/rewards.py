@@ -104,10 +104,6 @@ class Score(BaseModel):
     gold: str
 
 
-
-
-
-
 def candidate_aliases(item: ToMItem) -> dict[str, list[str]]:
     """The other candidates' aliases from the item's metadata (well-formed entries only)."""
     given = item.metadata.get(CANDIDATE_ALIASES_KEY)
@@ -121,14 +117,14 @@ def candidate_aliases(item: ToMItem) -> dict[str, list[str]]:
 
 
 def places_of(item: ToMItem) -> frozenset[str]:
-    """The words that start one of the item's story places: read from the story, plus those
-    its metadata lists under PLACES_KEY (a list of strings)."""
-    places = story_places(item.story)
-    extra = item.metadata.get(PLACES_KEY)
-    if isinstance(extra, list | tuple) and extra:
-        starts = (words(place)[:1] for place in extra if isinstance(place, str))
-        places |= frozenset(w for start in starts for w in start)
-    return places
+    """The words that start one of the item's story places: those its metadata lists under
+    PLACES_KEY (a list of strings, which then stands for the story), else read from the
+    story."""
+    given = item.metadata.get(PLACES_KEY)
+    if isinstance(given, list | tuple) and given:
+        starts = (words(place)[:1] for place in given if isinstance(place, str))
+        return frozenset(w for start in starts for w in start)
+    return story_places(item.story)
 
 
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:

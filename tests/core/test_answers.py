@@ -448,7 +448,10 @@ def test_names_ending_in_ly_and_the_asker_of_an_offering_question() -> None:
     "answer",
     ["none other than operations room none other than briefing room",
      "none other than the operations room, none other than the briefing room",
-     "nowhere except the operations room and nowhere except the briefing room"],
+     "nowhere except the operations room and nowhere except the briefing room",
+     "not anywhere but the operations room, not anywhere but the briefing room",
+     "it isn't anything but the operations room or the briefing room",
+     "never anywhere but the operations room; never anywhere but the briefing room"],
 )  # fmt: skip
 def test_a_negated_exclusion_affirms_every_place_it_names(answer: str) -> None:
     """'none other than A none other than B' was correct whatever the gold (red team: 167 of
