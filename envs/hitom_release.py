@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from tomgym.audit import agreeing_items
 from tomgym.data import release_items, require_file
-from tomgym.env import EnvArgumentError, ToMEnv, check_choice, check_optional_int
+from tomgym.env import EnvArgumentError, ToMEnv, check_bool, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -198,19 +199,28 @@ class HiToMReleaseEnv(ToMEnv):
     - ``order``: the int 0-4 to keep one order, None for all (checked at make time, before
       any data is read).
     - ``split``: only ``"all"`` (the release has no splits; 120 stories are too few to split).
+    - ``drop_contradicted``: True keeps only the questions whose release label the stated
+      rules give too (CoT copy: 583 of 600; order 4: 113 of 120); ``tomgym data audit
+      hitom-cot`` lists the others. False (default) serves the release as published.
 
     ## Registered Configurations
     ``ToM-HiToM-Original-v0`` (600), ``ToM-HiToM-Original-O0-v0`` .. ``-O4-v0`` (120 each),
     ``ToM-HiToM-Original-MC-v0`` (600, stale labels).
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release; ``drop_contradicted`` added later (default off: items unchanged).
     """
 
     family = "hitom"
 
     def build_source(
-        self, *, copy: Copy = "cot", order: int | None = None, split: str = "all", **unused: Any
+        self,
+        *,
+        copy: Copy = "cot",
+        order: int | None = None,
+        split: str = "all",
+        drop_contradicted: bool = False,
+        **unused: Any,
     ) -> ItemSource:
         if split != "all":
             raise EnvArgumentError(
@@ -219,7 +229,10 @@ class HiToMReleaseEnv(ToMEnv):
             )
         check_choice(self.label, "copy", copy, tuple(_PROMPTING))
         order = check_optional_int(self.label, "order", order, ORDERS)
-        return ListSource(hitom_items(copy, order, self.tom_id or ENV_ID))
+        items = hitom_items(copy, order, self.tom_id or ENV_ID)
+        if check_bool(self.label, "drop_contradicted", drop_contradicted):
+            items = agreeing_items(items, "hitom")
+        return ListSource(items)
 
 
 def register_envs() -> None:

@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from tomgym.audit import agreeing_items
 from tomgym.data import release_items, require_file
-from tomgym.env import ToMEnv, argument_error, check_choice
+from tomgym.env import ToMEnv, argument_error, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, ListSource
@@ -170,25 +171,35 @@ class ToMiReleaseEnv(ToMEnv):
     ## Arguments
     - ``version``: ``"clever_hans"`` (default) or ``"original"``.
     - ``split``: ``"train"`` (default) or ``"val"``; the test split is not shipped.
+    - ``drop_contradicted``: True keeps only the questions whose release label the stated rules
+      give too (mostly second-order labels go: ``tomgym data audit tomi-clever_hans-train``
+      lists them). False (default) serves the release as published.
 
     ## Registered Configurations
     ``ToM-ToMi-Original-v0`` (5,994 per split).
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release; ``drop_contradicted`` added later (default off: items unchanged).
     """
 
     family = "tomi"
 
     def build_source(
-        self, *, version: Version = "clever_hans", split: str = "train", **unused: Any
+        self,
+        *,
+        version: Version = "clever_hans",
+        split: str = "train",
+        drop_contradicted: bool = False,
+        **unused: Any,
     ) -> ItemSource:
         check_choice(self.label, "version", version, tuple(FILES))  # before data is read
         if split not in ("train", "val"):
             raise argument_error(
                 self.label, "split", split, "'train' or 'val' (the test split is not shipped)"
             )
-        return ListSource(tomi_items(version, split, self.tom_id or ENV_ID))
+        drop = check_bool(self.label, "drop_contradicted", drop_contradicted)
+        items = tomi_items(version, split, self.tom_id or ENV_ID)
+        return ListSource(agreeing_items(items, "tomi") if drop else items)
 
 
 def register_envs() -> None:

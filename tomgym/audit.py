@@ -6,7 +6,7 @@ mode, which mimics the reference generator's second-order quirk, is reported bes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -70,6 +70,29 @@ def _answer(solve: Callable[..., str], *args: str) -> str | None:
         return solve(*args)
     except ValueError:
         return None
+
+
+_AGREEING: dict[int, tuple[Sequence[ToMItem], tuple[ToMItem, ...]]] = {}
+
+
+def agreeing_items(items: Sequence[ToMItem], family: str) -> tuple[ToMItem, ...]:
+    """The items whose release label the stated rules give too (ToMi: in rules mode), in
+    order: a release without the labels :func:`audit_items` reports as contradicting their
+    story. Computed once per loaded item list."""
+    cached = _AGREEING.get(id(items))
+    if cached is not None and cached[0] is items:
+        return cached[1]
+    from tomgym.world.solve import solve_hitom
+    from tomgym.world.tomi_solve import solve_tomi
+
+    def rules(item: ToMItem) -> str | None:
+        if family == "tomi":
+            return _answer(solve_tomi, item.story, item.question, "rules")
+        return _answer(solve_hitom, item.story, item.question)
+
+    kept = tuple(item for item in items if rules(item) == item.answer)
+    _AGREEING[id(items)] = (items, kept)
+    return kept
 
 
 def _hitom_type(item: ToMItem) -> str:

@@ -114,3 +114,20 @@ def test_missing_data_names_the_env_made(env_id, tmp_path):
             tomgym.make(env_id)
     finally:
         set_data_root(None)
+
+
+def test_drop_contradicted_keeps_the_questions_the_rules_agree_with():
+    """Label red team: the release envs served their 17 (Hi-ToM) and 230 (ToMi) labels that
+    contradict their stories with no way to leave them out; 7 are in the held-out O4 set."""
+    from tomgym.audit import audit_release
+
+    whole = tomgym.make("ToM-HiToM-Original-v0").unwrapped
+    kept = tomgym.make("ToM-HiToM-Original-v0", drop_contradicted=True).unwrapped
+    contradicted = {d.item_id for d in audit_release("hitom-cot").disagreements}
+    assert (whole.size, kept.size, len(contradicted)) == (600, 583, 17)
+    assert {kept.source.item(i).id for i in range(kept.size)}.isdisjoint(contradicted)
+    assert tomgym.make("ToM-HiToM-Original-O4-v0", drop_contradicted=True).unwrapped.size == 113
+    tomi = tomgym.make("ToM-ToMi-Original-v0", drop_contradicted=True).unwrapped
+    assert tomi.size == 5994 - len(audit_release("tomi-clever_hans-train").disagreements)
+    with pytest.raises(tomgym.EnvArgumentError, match="drop_contradicted"):
+        tomgym.make("ToM-ToMi-Original-v0", drop_contradicted="yes")
