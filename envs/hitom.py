@@ -115,7 +115,10 @@ class HiToMEnv(ToMEnv):
       24%, but the second place on the path holds 32-41% of the answers on orders 2-4.
       ``"positions"``: the answer's place on the path is uniform and is the true location
       with probability 1/|path|, so no fixed place on the path does much better than
-      E[1/|path|] (about 23%; the audit's best position rule gets 22-26%).
+      E[1/|path|] (about 23%; the audit's best position rule gets 22-26%). Either scheme
+      shifts the story mix toward stories that can meet a target: on order 4 with
+      ``"positions"``, 59% of stories have three chapters (34% without), and on order 2 67%
+      have deception (49% without); compare debiased and plain scores with that in mind.
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     A wrong type or value is an ``EnvArgumentError`` at make time naming the ID, the argument
