@@ -247,7 +247,10 @@ class ExploreToMEnv(ToMEnv):
     13,307; a held-out presentation of the same stories).
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release. Later, with questions and golds unchanged, knowledge answers took
+      "does know" / "doesn't know" and infilled free-text items their structured story's
+      places for judging; those items' digests changed, so an eval resumed from before asks
+      them again and a leaderboard notes the column's items differ.
     """
 
     family = "exploretom"
