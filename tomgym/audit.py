@@ -72,27 +72,28 @@ def _answer(solve: Callable[..., str], *args: str) -> str | None:
         return None
 
 
-_AGREEING: dict[int, tuple[Sequence[ToMItem], tuple[ToMItem, ...]]] = {}
+_AGREES: dict[tuple[str, str], bool] = {}
+"""(family, item digest) -> whether the rules give the item's label (one solve per item)."""
 
 
 def agreeing_items(items: Sequence[ToMItem], family: str) -> tuple[ToMItem, ...]:
     """The items whose release label the stated rules give too (ToMi: in rules mode), in
     order: a release without the labels :func:`audit_items` reports as contradicting their
-    story. Computed once per loaded item list."""
-    cached = _AGREEING.get(id(items))
-    if cached is not None and cached[0] is items:
-        return cached[1]
+    story. Each item is solved once per process."""
     from tomgym.world.solve import solve_hitom
     from tomgym.world.tomi_solve import solve_tomi
 
-    def rules(item: ToMItem) -> str | None:
-        if family == "tomi":
-            return _answer(solve_tomi, item.story, item.question, "rules")
-        return _answer(solve_hitom, item.story, item.question)
+    def agrees(item: ToMItem) -> bool:
+        key = (family, item.digest())
+        if key not in _AGREES:
+            if family == "tomi":
+                rules = _answer(solve_tomi, item.story, item.question, "rules")
+            else:
+                rules = _answer(solve_hitom, item.story, item.question)
+            _AGREES[key] = rules == item.answer
+        return _AGREES[key]
 
-    kept = tuple(item for item in items if rules(item) == item.answer)
-    _AGREEING[id(items)] = (items, kept)
-    return kept
+    return tuple(item for item in items if agrees(item))
 
 
 def _hitom_type(item: ToMItem) -> str:
