@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tomgym.answers import phrase_of
 from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
@@ -83,8 +84,12 @@ def _question(
     elif genre == "fine":
         info = meta["plot_info"]
         info = ast.literal_eval(info) if isinstance(info, str) else info
-        places = {str(info["original_place"]).strip(), str(info["move_to_place"]).strip(), answer}
-        fields = {"answer": answer, "answer_type": "text", "candidates": tuple(sorted(places))}
+        places = [answer, str(info["original_place"]).strip(), str(info["move_to_place"]).strip()]
+        # one spelling per place as the judge reads it ("a new hiding spot" is the gold "new
+        # hiding spot"), the gold's own kept
+        kept = {phrase_of(place): place for place in reversed(places)}
+        candidates = tuple(sorted(kept.values()))
+        fields = {"answer": answer, "answer_type": "text", "candidates": candidates}
     elif genre == "multihop":
         fields = {
             "answer": answer.lower(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env
 
-from tomgym.answers import rival_names, words
+from tomgym.answers import phrase_of, rival_names, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
 from tomgym.rewards import gold_response, places_of, score_response
@@ -17,10 +18,15 @@ from tomgym.rewards import gold_response, places_of, score_response
 MEGABYTE = 1_000_000
 
 
+def _glued(gold: str) -> str:
+    """The gold as one word: spaces as underscores, no punctuation at either end."""
+    return re.sub(r"^[\W_]+|[\W_]+$", "", gold).replace(" ", "_")
+
+
 def adversarial_responses(item: ToMItem) -> dict[str, str]:
     """Responses that must never be scored correct for ``item``, by the trick they try."""
     gold = item.gold_text
-    others = [c for c in item.candidates if c != gold]
+    others = [c for c in item.candidates if phrase_of(c) != phrase_of(gold)]  # as read
     if item.answer_type == "yes_no":
         others = ["no" if gold.lower().startswith("yes") else "yes"]
     decoy = others[0] if others else "somewhere else"
@@ -39,7 +45,8 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         "think_inside_answer": f"<answer><think>{gold}</think></answer>",
         "unclosed_answer": f"<think>x</think><answer>{gold}",
         "reversed_tags": f"<think>x</think></answer>{gold}<answer>",
-        "gold_inside_word": f"<think>x</think><answer>x{gold.replace(' ', '_')}x</answer>",
+        # glued to the gold's first and last letters (a quoted gold's quotes would split it)
+        "gold_inside_word": f"<think>x</think><answer>x{_glued(gold)}x</answer>",
         "no_tags": gold,
         "megabyte_of_candidates": "<think>"
         + filler * (MEGABYTE // len(filler))

@@ -110,3 +110,24 @@ def test_gold_answer_is_judged_correct(items):
             assert judge_text(it.answer, it.answer, it.candidates).correct, it.id
         elif it.answer_type == "choice":
             assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id
+
+
+def test_fine_location_candidates_read_as_distinct_places_and_pass_the_checks(items):
+    """`tomgym check` over all of -FineLoc failed on 10 items: one listed 'a new hiding spot'
+    beside its gold 'new hiding spot' (the same place as read), and quoted golds
+    ('"Non-Brooklyn container"') defeated the gold-inside-a-word trick."""
+    from tomgym.answers import phrase_of
+    from tomgym.checks import adversarial_responses
+    from tomgym.rewards import score_response
+
+    fine = [it for it in items if it.question_type.startswith("location_fg")] or [
+        it for it in items if it.answer_type == "text" and it.candidates
+    ]
+    assert len(fine) > 3000
+    for item in fine:
+        assert len({phrase_of(c) for c in item.candidates}) == len(item.candidates), item.id
+    hiding = next(it for it in fine if it.answer == "new hiding spot")
+    assert "a new hiding spot" not in hiding.candidates
+    quoted = next(it for it in fine if it.answer.startswith('"'))
+    for trick, response in adversarial_responses(quoted).items():
+        assert not score_response(response, quoted).correct, trick
