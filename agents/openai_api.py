@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http.client import HTTPException
 from typing import Any
 
 from tomgym.agents.base import Episode, Response, truncated_by
@@ -116,29 +117,37 @@ class OpenAIAgent:
             return list(pool.map(self.answer, episodes))
 
     def answer(self, episode: Episode) -> Response:
-        """One episode: the request, retried; a request that keeps failing is a failed Response."""
+        """One episode: the request, retried; a request that keeps failing is a failed Response.
+
+        A prompt that fits the model's context while the token budget does not is asked again
+        at once with the room the server reports: that request is not one of the retries."""
         start = time.perf_counter()
         error, error_retry_after = "", None
         max_tokens: int | None = None  # lowered when the prompt fits but the budget does not
-        for attempt in range(self.max_retries + 1):
-            if attempt and error:
+        attempt = requests = 0  # attempt: requests that count against max_retries
+        wait = False
+        while attempt <= self.max_retries:
+            if wait:
                 time.sleep(self.backoff(attempt, error_retry_after))
+            requests += 1
             try:
                 reply = self.request(episode, max_tokens)
             except RetryableError as exc:
-                error, error_retry_after = f"attempt {attempt + 1}: {exc}", exc.retry_after
+                attempt += 1
+                error, error_retry_after, wait = f"attempt {attempt}: {exc}", exc.retry_after, True
                 continue
             except RequestRefused as exc:
                 room = exc.completion_room
                 if room is not None and max_tokens is None:
-                    max_tokens, error = room, ""  # asked again at once with what fits
+                    max_tokens, wait = room, False  # asked again at once with what fits
+                    error = f"the context left {room} tokens for the answer: {exc}"
                     continue
                 if exc.prompt_too_long:  # scored as an empty answer: every rerun would fail too
                     return Response(
                         text="",
                         seconds=time.perf_counter() - start,
                         error=f"prompt too long for the model: {exc}",
-                        extra={"attempts": attempt + 1},
+                        extra={"attempts": requests},
                     )
                 error = f"{type(exc).__name__}: {exc}"  # a bad key, model name, ...: fixable
                 break
@@ -147,7 +156,7 @@ class OpenAIAgent:
                 break
             response = self.to_response(reply, episode)
             response.seconds = time.perf_counter() - start
-            response.extra["attempts"] = attempt + 1
+            response.extra["attempts"] = requests
             if max_tokens is not None:  # the context left less than --max-new-tokens
                 response.extra["max_tokens_lowered_to"] = max_tokens
             return response
@@ -155,8 +164,8 @@ class OpenAIAgent:
             text="",
             seconds=time.perf_counter() - start,
             failed=True,
-            error=error,
-            extra={"attempts": attempt + 1},
+            error=error or f"no answer after {requests} request(s)",
+            extra={"attempts": requests},
         )
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
@@ -193,7 +202,8 @@ class OpenAIAgent:
                 wait = _retry_after(exc.headers)
                 raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
             raise RequestRefused(exc.code, detail) from exc
-        except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
+        except (TimeoutError, urllib.error.URLError, ConnectionError, HTTPException) as exc:
+            # HTTPException: a reply cut off mid-body (IncompleteRead), a dropped connection
             raise RetryableError(f"{type(exc).__name__} at {self.base_url}: {exc}") from exc
         try:
             reply = json.loads(raw)

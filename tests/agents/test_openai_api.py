@@ -94,6 +94,15 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                     b' However, you requested 1700 tokens (650 in the messages, 1050 in the '
                     b'completion). Please reduce the length of the messages or completion."}}',
                 )
+            if key == "cut-body-once" and attempt == 1:  # the connection drops mid-body
+                self.done()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100")
+                self.end_headers()
+                self.wfile.write(b'{"choices": [')
+                self.close_connection = True
+                return None
             if key == "bad-json-once" and attempt == 1:
                 return self.send(200, b'{"choices": [')
             if key == "no-choices-once" and attempt == 1:
@@ -329,3 +338,23 @@ def test_an_eval_records_which_items_ran_with_a_lowered_budget(
         tomgym.unregister_tom_env(env_id)
     (record,) = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").open()]
     assert record["max_tokens_lowered_to"] == 374 and not record["failed"]
+
+
+def test_the_lowered_budget_is_not_one_of_the_retries_and_a_cut_reply_is_retried(
+    server: tuple[str, Script],
+) -> None:
+    """Red team: with max_retries=0 the request asked again with the room the context leaves
+    never ran (the item failed with no error), and a reply cut off mid-body (IncompleteRead)
+    failed the item at once instead of being retried."""
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", max_new_tokens=1050, **{**FAST, "max_retries": 0})
+    (lowered,) = agent.act([episode("budget-too-big")])
+    assert not lowered.failed and lowered.extra["max_tokens_lowered_to"] == 374
+    assert lowered.extra["attempts"] == 2
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    (cut,) = agent.act([episode("cut-body-once")])
+    assert not cut.failed and cut.text.endswith("<answer>cut-body-once</answer>")
+    assert script.seen["cut-body-once"] == 2
+    agent = make_agent(f"openai:m@{base}", **{**FAST, "max_retries": 0})
+    (failed,) = agent.act([episode("always-500")])
+    assert failed.failed and "HTTP 500" in (failed.error or "")
