@@ -397,3 +397,30 @@ def test_a_misspelt_agent_leaves_no_empty_output_directory(tmp_path: Path) -> No
     with pytest.raises(ValueError, match="unknown agent spec"):
         evaluate("heuristc:first", [ENV], n=1, out=tmp_path / "mine", quiet=True)
     assert (tmp_path / "mine").is_dir()
+
+
+def test_a_failed_retry_of_an_unanswered_item_is_reported_and_retried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: --retry-unanswered against a server that now fails (HTTP 5xx) exited 0 and
+    repeated the old 'raise --max-model-len' advice: the older unanswered record was kept
+    over the newer failure, which the summary then erased."""
+    out = str(tmp_path / "run")
+    argv = ["eval", "--agent", "random", "--env", ENV, "--n", "3", "--out", out]
+    too_long = TooLongAgent(failing=set(), too_long=item_ids(ENV, [1]))
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: too_long)
+    assert run_cli(*argv) == 0
+    down = TooLongAgent(failing=item_ids(ENV, [1]), too_long=set())
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: down)
+    capsys.readouterr()
+    assert run_cli(*argv, "--retry-unanswered") == 1
+    err = capsys.readouterr().err
+    assert "1 items failed" in err and "HTTP 503: try later" in err
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    assert (summary["failed_items"], summary["unanswered_items"]) == (1, 0)
+    monkeypatch.setattr(runner, "make_agent", lambda spec, **options: TooLongAgent(set(), set()))
+    assert run_cli(*argv) == 0  # the failure is retried by a plain rerun
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    assert (summary["failed_items"], summary["unanswered_items"], summary["complete"]) == (
+        0, 0, True
+    )

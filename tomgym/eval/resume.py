@@ -194,14 +194,21 @@ def check_items_unchanged(
 
 
 def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], ResultRecord]:
-    """One record per item: the last scored one, else the last failed one (a retried item's
-    new record supersedes its failure)."""
+    """One record per item: the last answered one, else the last record (a retried item's
+    new record supersedes its failure, and a failed retry of an unanswered item, asked again
+    with --retry-unanswered, supersedes the unanswered record, so the failure is reported
+    and the next rerun retries it)."""
     best: dict[tuple[str, int], ResultRecord] = {}
     for record in records:
         previous = best.get(record.key)
-        if previous is None or record.failed <= previous.failed:
+        if previous is None or _answered(record) or not _answered(previous):
             best[record.key] = record
     return best
+
+
+def _answered(record: ResultRecord) -> bool:
+    """Scored on an answer the agent gave (not failed, no agent error)."""
+    return not record.failed and not record.error
 
 
 FINGERPRINT_SAMPLES = 16
