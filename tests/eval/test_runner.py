@@ -237,6 +237,26 @@ def test_a_model_retrained_into_the_same_path_is_not_resumed_as_the_old_one(
         evaluate(spec, ENVS[:1], n=4, max_new_tokens=2, out=out, quiet=True)
 
 
+def test_a_local_model_whose_chat_template_changed_is_not_resumed(tmp_path: Path) -> None:
+    """Red team: hf:PATH resumed after its chat_template.jinja was edited (the fingerprint read
+    the weights and config.json only): items 0-3 and 4-5 answered two prompt formats."""
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.eval.resume import prompt_files_fingerprint
+
+    model = tiny_llama(tmp_path / "model")
+    spec, out = f"hf:{model}", tmp_path / "run"
+    before = prompt_files_fingerprint(spec)
+    assert before is not None
+    evaluate(spec, ENVS[:1], n=2, max_new_tokens=2, out=out, quiet=True)
+    templates = [f for f in model.iterdir() if f.name.startswith(("chat_template", "tokenizer_c"))]
+    assert templates
+    templates[0].write_text(templates[0].read_text() + " ", encoding="utf-8")
+    assert prompt_files_fingerprint(spec) != before
+    with pytest.raises(RunConflictError, match="chat template, tokenizer or generation config"):
+        evaluate(spec, ENVS[:1], n=3, max_new_tokens=2, out=out, quiet=True)
+
+
 def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

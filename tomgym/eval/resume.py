@@ -237,6 +237,31 @@ def model_fingerprint(spec: str) -> str | None:
     return files_fingerprint(directory)[:16] if directory is not None else None
 
 
+PROMPT_FILES = frozenset(
+    {"chat_template.jinja", "chat_template.json", "tokenizer.json", "tokenizer_config.json",
+     "tokenizer.model", "special_tokens_map.json", "vocab.json", "merges.txt",
+     "generation_config.json"}
+)  # fmt: skip
+"""The files of a model directory that shape its prompts and decoding besides the weights: the
+chat template, the tokenizer, the generation defaults."""
+
+
+def prompt_files_fingerprint(spec: str) -> str | None:
+    """16 hex digits over the PROMPT_FILES (whole: they are small) of the local model directory
+    an ``hf:``/``vllm:`` spec loads, at its top level; None for other agents or without any."""
+    directory = local_model_dir(spec)
+    if directory is None:
+        return None
+    files = sorted(f for f in directory.iterdir() if f.is_file() and f.name in PROMPT_FILES)
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(f"{file.name}|{file.stat().st_size}\n".encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def revision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | None:
     """Why the agent just loaded cannot finish a directory's run: its hub model is at another
     commit than the records were made with (the branch moved on upstream, or another revision

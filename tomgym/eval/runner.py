@@ -24,6 +24,7 @@ from tomgym.eval.resume import (
     model_fingerprint,
     pinned_for_workers,
     prepare_out,
+    prompt_files_fingerprint,
     revision_conflict,
     stored_plans,
 )
@@ -370,6 +371,8 @@ def run_metadata(
         agent=agent,
         # a rerun that loads nothing (the model moved away) keeps the fingerprint it had
         model_fingerprint=model_fingerprint(agent) or (old.model_fingerprint if old else None),
+        prompt_files_fingerprint=prompt_files_fingerprint(agent)
+        or (old.prompt_files_fingerprint if old else None),
         privileged=False,
         sampling=sampling,
         agent_options=agent_options,

@@ -183,6 +183,12 @@ class RunMetadata(BaseModel):
         "a fingerprint of its files, so a resumed run does not mix two models saved at one "
         "path (None: not a local directory, or recorded by an older tomgym).",
     )
+    prompt_files_fingerprint: str | None = Field(
+        default=None,
+        description="For a local model directory: a fingerprint of its chat template, tokenizer "
+        "and generation config files, which shape the responses as the weights do (None: none "
+        "there, not a local directory, or recorded by an older tomgym).",
+    )
     seed: int
     seed_scheme: Literal["per-batch", "per-item"] = Field(
         default="per-batch",
@@ -224,6 +230,15 @@ class RunMetadata(BaseModel):
             problems.append(
                 f"model files: the weights at {self.agent.partition(':')[2]} changed since the "
                 "directory's records were made (another model saved at the same path)"
+            )
+        if (
+            self.prompt_files_fingerprint
+            and other.prompt_files_fingerprint
+            and self.prompt_files_fingerprint != other.prompt_files_fingerprint
+        ):
+            problems.append(
+                f"model files: the chat template, tokenizer or generation config at "
+                f"{self.agent.partition(':')[2]} changed since the directory's records were made"
             )
         if self.seed != other.seed:
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
