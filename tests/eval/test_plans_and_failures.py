@@ -424,3 +424,14 @@ def test_a_failed_retry_of_an_unanswered_item_is_reported_and_retried_again(
     assert (summary["failed_items"], summary["unanswered_items"], summary["complete"]) == (
         0, 0, True
     )
+
+
+def test_top_p_at_its_default_given_explicitly_is_the_same_run(tmp_path: Path) -> None:
+    """Red team: --agent-option top_p=1.0 was refused as another run ('agent options:
+    {'top_p': 1.0} here, {} in the directory'), as --temperature 0 is not."""
+    out = tmp_path / "run"
+    evaluate("random", [ENV], n=2, out=out, quiet=True)
+    summary = evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 1.0}, quiet=True)
+    assert summary.complete and summary.n_items == 3
+    with pytest.raises(runner.RunConflictError, match="top_p"):
+        evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 0.9}, quiet=True)

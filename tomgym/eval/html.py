@@ -208,7 +208,9 @@ def render_html(board: Leaderboard) -> str:
 <style>{_CSS}</style><script>{_ERRORS_JS}</script></head>
 <body>
 <h1>{escape(title)}</h1>
-<p>Accuracy in %, 95% Wilson interval. Held-out columns are shaded; gap = in-distribution
+<p>Accuracy in %; a row's acc is the mean of its env columns, with a 95% interval of that
+mean (the envs as independent samples, each an Agresti-Coull variance). Held-out columns are
+shaded; gap = in-distribution
 minus held-out. Response length is in tokens where the agent reported them, else words.
 Reasoning = share of responses whose think part is non-trivial and names story entities.
 Click a header to sort.</p>

@@ -152,8 +152,20 @@ class EnvPlan(BaseModel):
 
 
 def without_revision(options: dict[str, Any]) -> dict[str, Any]:
-    """Agent options less ``revision``, which names a hub model's commit another way."""
-    return {k: v for k, v in options.items() if k != "revision"}
+    """Agent options as two runs compare them: less ``revision``, which names a hub model's
+    commit another way, and less ``top_p`` at its default (``top_p=1.0`` given explicitly is
+    the run that leaves it out, as ``--temperature 0`` is)."""
+    from tomgym.agents.chat import Sampling
+
+    def default(key: str, value: Any) -> bool:
+        if key != "top_p":
+            return False
+        try:
+            return float(value) == Sampling.top_p
+        except (TypeError, ValueError):
+            return False
+
+    return {k: v for k, v in options.items() if k != "revision" and not default(k, v)}
 
 
 class RunMetadata(BaseModel):
