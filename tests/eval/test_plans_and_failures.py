@@ -435,3 +435,19 @@ def test_top_p_at_its_default_given_explicitly_is_the_same_run(tmp_path: Path) -
     assert summary.complete and summary.n_items == 3
     with pytest.raises(runner.RunConflictError, match="top_p"):
         evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 0.9}, quiet=True)
+
+
+def test_split_all_is_every_item_or_an_error_never_a_held_out_split_in_its_place(
+    tmp_path: Path,
+) -> None:
+    """Red team: --split all on a release without splits was refused as another run than the
+    one without --split (the same items), and on a generated env it quietly became 'val'."""
+    from tomgym.env import EnvArgumentError
+
+    out = tmp_path / "release"
+    evaluate("random", ["ToM-HiToM-Original-O2-v0"], n=3, out=out, quiet=True)
+    summary = evaluate("random", ["ToM-HiToM-Original-O2-v0"], n=4, out=out, split="all",
+                       quiet=True)  # fmt: skip
+    assert summary.complete and summary.n_items == 4
+    with pytest.raises(EnvArgumentError, match="has no split 'all'"):
+        evaluate("random", [ENV], n=2, out=tmp_path / "generated", split="all", quiet=True)

@@ -87,6 +87,8 @@ def _open_env(
 
     if split is None or "split" in kwargs:
         return tomgym.make(env_id, **kwargs), dict(kwargs)
+    if split == "all":
+        return _open_whole(env_id, kwargs)
     refusals = []
     for candidate in dict.fromkeys([split, *HELD_OUT_SPLITS]):
         try:
@@ -120,6 +122,25 @@ def _open_env(
     else:
         print(f"tomgym: note: {env_id} has no splits; using all its items", file=sys.stderr)
     return env, dict(kwargs)
+
+
+def _open_whole(env_id: str, kwargs: dict[str, Any]) -> tuple[ToMEnv, dict[str, Any]]:
+    """``split="all"``: every item of an env that has them, never a held-out split in its place;
+    for an env without splits, the env as it is (the run that names no split)."""
+    import tomgym
+
+    try:
+        env = tomgym.make(env_id, **kwargs, split="all")
+    except EnvArgumentError as exc:
+        raise EnvArgumentError(
+            f"{env_id} has no split 'all' (a generated env's items come in train, val and "
+            f"test splits): pass one of its splits ({exc})"
+        ) from None
+    except TypeError:  # it takes no split: all its items are what it serves
+        return tomgym.make(env_id, **kwargs), dict(kwargs)
+    if not has_splits(env):
+        return tomgym.make(env_id, **kwargs), dict(kwargs)
+    return env, {**kwargs, "split": "all"}
 
 
 def has_splits(env: ToMEnv) -> bool:
