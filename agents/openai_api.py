@@ -27,6 +27,10 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
+class ServerUnreachableError(RuntimeError):
+    """No request of a whole batch got a reply: the server is down or the URL is wrong."""
+
+
 class RetryableError(RuntimeError):
     """A failure worth another try: rate limit, server error, timeout, malformed reply."""
 
@@ -105,16 +109,30 @@ class OpenAIAgent:
     backoff_max: float = 30.0
     privileged: bool = False
     _rng: random.Random = field(default_factory=lambda: random.Random(0), repr=False)
+    _replies: int = field(default=0, repr=False)
+    """HTTP replies of any status received so far (the server was reached)."""
 
     @property
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
 
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
+        """The batch's responses; a batch in which no request got any reply (every retry of
+        every item) raises :class:`ServerUnreachableError` rather than failing item after item
+        for minutes: the run stops, and its rerun asks those items again."""
         if not episodes:
             return []
+        replies = self._replies
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(episodes))) as pool:
-            return list(pool.map(self.answer, episodes))
+            responses = list(pool.map(self.answer, episodes))
+        if self._replies == replies and all(r.failed for r in responses):
+            raise ServerUnreachableError(
+                f"{self.base_url} gave no reply to any of {len(responses)} requests, each tried "
+                f"{self.max_retries + 1} times ({responses[0].error}): start the server or fix "
+                "the URL (or raise --agent-option timeout for a slow one), then rerun the same "
+                "command; the items answered so far are kept"
+            )
+        return responses
 
     def answer(self, episode: Episode) -> Response:
         """One episode: the request, retried; a request that keeps failing is a failed Response.
@@ -195,8 +213,10 @@ class OpenAIAgent:
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as http:
+                self._replies += 1
                 raw = http.read()
         except urllib.error.HTTPError as exc:
+            self._replies += 1
             detail = exc.read()[:600].decode(errors="replace")
             if exc.code in RETRY_STATUS:
                 wait = _retry_after(exc.headers)

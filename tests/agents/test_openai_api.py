@@ -233,10 +233,26 @@ def test_concurrency_is_bounded(server: tuple[str, Script]) -> None:
     assert 2 <= script.max_in_flight <= 3
 
 
-def test_unreachable_server_fails_fast() -> None:
+def test_unreachable_server_stops_the_run_after_one_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: with no server, all 100 items were tried 5 times each (4 minutes) before the
+    run reported 100 failures; a batch with no reply at all now stops the run, saying why."""
+    from tomgym.agents.openai_api import OpenAIAgent, ServerUnreachableError
+
     agent = make_agent("openai:m@http://127.0.0.1:9", **FAST)
-    (response,) = agent.act([episode("ok")])
-    assert response.failed and response.extra["attempts"] == 1 + FAST["max_retries"]
+    assert isinstance(agent, OpenAIAgent)
+    with pytest.raises(ServerUnreachableError, match="gave no reply to any of 2 requests"):
+        agent.act([episode("ok"), episode("also")])
+    from tests.eval.helpers import run_cli
+
+    out = tmp_path / "run"
+    argv = ["eval", "--agent", "openai:m@http://127.0.0.1:9", "--env", "ToM-HiToM-O1-v0",
+            "--n", "20", "--out", str(out), *sum((["--agent-option", f"{k}={v}"]
+                                                  for k, v in FAST.items()), [])]  # fmt: skip
+    assert run_cli(*argv) == 2
+    assert "gave no reply" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text()
 
 
 def test_a_prefill_echoed_back_is_not_doubled(server: tuple[str, Script]) -> None:
