@@ -249,8 +249,9 @@ class ExploreToMEnv(ToMEnv):
     ## Version History
     - v0: initial release. Later, with questions and golds unchanged, knowledge answers took
       "does know" / "doesn't know" and infilled free-text items their structured story's
-      places for judging; those items' digests changed, so an eval resumed from before asks
-      them again and a leaderboard notes the column's items differ.
+      places for judging; those items' digests changed, so an eval resumed from before scores
+      a model's stored responses to them again (a baseline asks them again), and a leaderboard
+      of runs from before and after notes that the column's items differ.
     """
 
     family = "exploretom"

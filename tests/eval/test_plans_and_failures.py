@@ -451,3 +451,40 @@ def test_split_all_is_every_item_or_an_error_never_a_held_out_split_in_its_place
     assert summary.complete and summary.n_items == 4
     with pytest.raises(EnvArgumentError, match="has no split 'all'"):
         evaluate("random", [ENV], n=2, out=tmp_path / "generated", split="all", quiet=True)
+
+
+def test_responses_to_an_item_asked_the_same_way_but_judged_otherwise_are_scored_again(
+    tmp_path: Path,
+) -> None:
+    """Review: ExploreToM's judging changed (aliases, judged metadata), so every eval of it made
+    before refused to resume, its only remedy deleting results.jsonl. A stored response whose
+    prompt is the one the env asks now is scored again, without asking the model; a changed
+    prompt is still refused. (A served model's stand-in: its answer depends on the prompt only;
+    a baseline's old answers are refused, test_runner.py.)"""
+
+    class ServedModel(FirstCandidateAgent):
+        spec = "openai:stand-in@http://127.0.0.1:9/v1"
+
+    env_id = "TestRejudge-Gold-v0"
+    item = {"id": "q", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    out = tmp_path / "run"
+    try:
+        tomgym.register_tom_env(env_id, items=[item, {**item, "id": "r"}], overwrite=True)
+        agent = ServedModel()
+        first = evaluate(agent, [env_id], out=out, quiet=True)
+        assert first.envs[env_id].accuracy == 1.0 and len(agent.seen) == 2
+        tomgym.register_tom_env(env_id, items=[{**item, "answer": "bag"}, {**item, "id": "r"}],
+                                overwrite=True)  # fmt: skip
+        again = ServedModel()
+        second = evaluate(again, [env_id], out=out, quiet=True)
+        assert again.seen == [] and second.complete
+        assert second.envs[env_id].accuracy == 0.5
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        assert [(r["gold"], r["correct"]) for r in records] == [("bag", False), ("box", True)]
+        tomgym.register_tom_env(env_id, items=[{**item, "question": "Where?"}, {**item, "id": "r"}],
+                                overwrite=True)  # fmt: skip
+        with pytest.raises(runner.RunConflictError, match="other items than the envs serve"):
+            evaluate(ServedModel(), [env_id], out=out, quiet=True)
+    finally:
+        tomgym.unregister_tom_env(env_id)

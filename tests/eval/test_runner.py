@@ -331,40 +331,54 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
 def test_records_of_items_that_changed_since_are_not_resumed(tmp_path: Path) -> None:
     """A data file whose labels were fixed (or whose rows were re-sorted) after a run: the
     rerun into the same --out kept the old verdicts for the new items (accuracy 0.0 where the
-    fixed labels give 1.0)."""
+    fixed labels give 1.0). A baseline's changed items are now asked again (its answers read
+    the item, and cost nothing); a model's are refused where the prompt changed (asking again
+    costs model time: the user decides) and scored again where only the judging did
+    (test_plans_and_failures.py)."""
+    import json
+
     import tomgym
+    from tests.eval.helpers import FirstCandidateAgent
     from tests.train.helpers import readme_items
+
+    class ServedModel(FirstCandidateAgent):  # a served model's stand-in: answers the prompt
+        spec = "openai:stand-in@http://127.0.0.1:9/v1"
 
     env_id, out = "Test-Runner-Edited-v0", tmp_path / "run"
     items = readme_items(4)
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
+
+    def golds() -> list[tuple[str, str]]:
+        lines = (out / "results.jsonl").read_text().splitlines()
+        return [(json.loads(x)["item_id"], json.loads(x)["gold"]) for x in lines]
+
     try:
         evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
-        fixed = [dict(item, answer="basket") for item in items]
-        tomgym.register_tom_env(env_id, items=fixed, overwrite=True)
-        with pytest.raises(RunConflictError, match=r"index 0: gold answer was 'box', now 'basket'"):
-            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
-        resorted = [items[1], items[0], *items[2:]]
-        tomgym.register_tom_env(env_id, items=resorted, overwrite=True)
-        with pytest.raises(RunConflictError, match=r"index 0: was item 'q0', now 'q1'"):
-            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
+        for changed in (
+            [dict(item, answer="basket") for item in items],  # labels fixed
+            [items[1], items[0], *items[2:]],  # rows re-sorted
+            [dict(item, candidates=["box", "basket", "bag"]) for item in items],
+            [dict(item, order=0) for item in items],  # OpenToM's narrator questions: order 0
+        ):
+            tomgym.register_tom_env(env_id, items=changed, overwrite=True)
+            summary = evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first",
+                               quiet=True)  # fmt: skip
+            assert summary.complete and summary.envs[env_id].n == 4
+            assert golds() == [(it["id"], it["answer"]) for it in changed]
+            lines = (out / "results.jsonl").read_text().splitlines()
+            orders = {json.loads(x)["order"] for x in lines}
+            assert orders == {changed[0].get("order", 1)}
+        model_out = tmp_path / "model"
+        tomgym.register_tom_env(env_id, items=items, overwrite=True)
+        evaluate(ServedModel(), [env_id], n=4, out=model_out, item_order="first", quiet=True)
         reworded = [dict(item, question="Where does Ann look?") for item in items]
         tomgym.register_tom_env(env_id, items=reworded, overwrite=True)
         with pytest.raises(RunConflictError, match=r"prompt .* changed.*and 1 more"):
-            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
-        recandidated = [dict(item, candidates=["box", "basket", "bag"]) for item in items]
-        tomgym.register_tom_env(env_id, items=recandidated, overwrite=True)
-        with pytest.raises(RunConflictError, match=r"index 0: its candidates, aliases or answer"):
-            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
-        # OpenToM's narrator questions became order 0: old records at order 1 would be pooled
-        # with new ones at order 0 in one run's per-order table (review)
-        reordered = [dict(item, order=0) for item in items]
-        tomgym.register_tom_env(env_id, items=reordered, overwrite=True)
-        with pytest.raises(RunConflictError, match=r"index 0: its ToM order was 1, now 0"):
-            evaluate("heuristic:first", [env_id], n=4, out=out, item_order="first", quiet=True)
-        tomgym.register_tom_env(env_id, items=items, overwrite=True)  # as it was: resumes
-        summary = evaluate("heuristic:first", [env_id], n=4, out=out, quiet=True)
-        assert summary.envs[env_id].n == 4
+            evaluate(ServedModel(), [env_id], n=4, out=model_out, item_order="first", quiet=True)
+        resorted = [items[1], items[0], *items[2:]]
+        tomgym.register_tom_env(env_id, items=resorted, overwrite=True)
+        with pytest.raises(RunConflictError, match=r"index 0: was item 'q0', now 'q1'"):
+            evaluate(ServedModel(), [env_id], n=4, out=model_out, item_order="first", quiet=True)
     finally:
         tomgym.unregister_tom_env(env_id)
 

@@ -143,11 +143,21 @@ def stored_plans(old: RunMetadata | None, current: list[EnvPlan]) -> list[EnvPla
 def changed_items(
     target: EnvTarget, records: Mapping[tuple[str, int], ResultRecord], done: set[tuple[str, int]]
 ) -> list[str]:
-    """The finished records of ``target`` whose item is not the one its env serves at their
-    index now (another id, gold answer, prompt, ToM order, or for records that carry a digest
-    of their item, candidates, aliases or answer type: a data file edited or re-sorted, another
-    generator, loader or prompt version), one line each. Resuming would count their old verdicts as
-    answers to the new items."""
+    """One line per changed finished record (see :func:`changed_keys`)."""
+    return [
+        f"{target.env_id} index {key[1]}: {what}"
+        for key, what in changed_keys(target, records, done)
+    ]
+
+
+def changed_keys(
+    target: EnvTarget, records: Mapping[tuple[str, int], ResultRecord], done: set[tuple[str, int]]
+) -> list[tuple[tuple[str, int], str]]:
+    """The finished records of ``target`` (key, what changed) whose item is not the one its
+    env serves at their index now: another id, gold answer, prompt, ToM order, or for records
+    that carry a digest of their item, candidates, aliases or answer type (a data file edited
+    or re-sorted, another generator, loader or prompt version). Resuming would count their
+    old verdicts as answers to the new items."""
     env = target.env
     if env is None:
         return []
@@ -171,7 +181,7 @@ def changed_items(
             what = f"its ToM order was {record.order}, now {item.order}"
         else:
             continue
-        lines.append(f"{target.env_id} index {index}: {what}")
+        lines.append((key, what))
     return lines
 
 

@@ -12,10 +12,12 @@ from typing import Any, TextIO
 
 from tomgym.agents.base import RUN_SETTINGS, Agent, check_agent_options, make_agent
 from tomgym.eval.metrics import Summary, summarise
+from tomgym.eval.rejudge import answers_the_prompt_only, rejudged
 from tomgym.eval.resume import (
     OutputDirError,
     RunConflictError,
     best_records,
+    changed_keys,
     check_items_unchanged,
     git_revision,
     keep_stored_marking,
@@ -207,6 +209,28 @@ def evaluate(
             for key, record in best.items()
             if not record.failed and not (retry_unanswered and record.error)
         }
+        for target in targets if not answers_the_prompt_only(agent) else ():
+            stale = [key for key, _ in changed_keys(target, best, done)]
+            if stale:  # a baseline's or the oracle's answers read the item: cheap to ask again
+                done.difference_update(stale)
+                if not quiet:
+                    print(
+                        f"tomgym: note: {len(stale)} items of {target.env_id} changed since "
+                        "their records were made: asked again",
+                        file=sys.stderr,
+                    )
+        for target in targets if answers_the_prompt_only(agent) else ():
+            fresh = rejudged(target, best, done)  # asked the same way, judged otherwise now
+            if fresh:
+                store.append(fresh)
+                best.update((record.key, record) for record in fresh)
+                if not quiet:
+                    print(
+                        f"tomgym: note: {len(fresh)} stored responses of {target.env_id} scored "
+                        "again: their items are asked the same way but judged otherwise now "
+                        "(gold, candidates, aliases or ToM order)",
+                        file=sys.stderr,
+                    )
         check_items_unchanged(directory, targets, best, done)
         pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
         if old is not None and old.seed_scheme != metadata.seed_scheme:
