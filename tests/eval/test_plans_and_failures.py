@@ -451,6 +451,21 @@ def test_split_all_is_every_item_or_an_error_never_a_held_out_split_in_its_place
     assert summary.complete and summary.n_items == 4
     with pytest.raises(EnvArgumentError, match="has no split 'all'"):
         evaluate("random", [ENV], n=2, out=tmp_path / "generated", split="all", quiet=True)
+    # review: an env that takes no split at all (OpenToM, FANToM, plugins) was refused too
+    opentom = evaluate("random", ["ToM-OpenToM-FineLoc-v0"], n=2, out=tmp_path / "opentom",
+                       split="all", quiet=True)  # fmt: skip
+    assert opentom.complete
+    # a directory whose plan recorded split='all' (before this release) resumes
+    meta_path = out / "metadata.json"
+    meta = json.loads(meta_path.read_text())
+    meta["envs"][0]["kwargs"] = {"split": "all"}
+    meta_path.write_text(json.dumps(meta))
+    resumed = evaluate("random", ["ToM-HiToM-Original-O2-v0"], n=5, out=out, split="all",
+                       quiet=True)  # fmt: skip
+    assert resumed.complete and resumed.n_items == 5
+    # and a default given explicitly is the run that leaves it out
+    evaluate("random", ["ToM-HiToM-Original-O2-v0"], n=5, out=out,
+             env_kwargs={"drop_contradicted": False}, quiet=True)  # fmt: skip
 
 
 def test_responses_to_an_item_asked_the_same_way_but_judged_otherwise_are_scored_again(

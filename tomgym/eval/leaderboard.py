@@ -313,11 +313,7 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
 def _made_with(plan: EnvPlan) -> dict[str, Any]:
     """The arguments that make a column's env differ: its kwargs, less those that leave its
     ID's items as they are (a kwarg at its default) when the run checked that."""
-    if plan.changes_items is False:
-        from tomgym.eval.targets import NEUTRAL_KWARGS
-
-        return {k: v for k, v in plan.kwargs.items() if k in NEUTRAL_KWARGS}
-    return dict(plan.kwargs)
+    return plan.comparable_kwargs()
 
 
 def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:

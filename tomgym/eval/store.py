@@ -124,6 +124,10 @@ def _rank(index: int) -> bytes:
     return hashlib.blake2b(f"tomgym-item-order|{index}".encode(), digest_size=8).digest()
 
 
+NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think", "render_mode"})
+"""Env arguments that leave an ID's item distribution as it is (which items, how scored)."""
+
+
 class EnvPlan(BaseModel):
     """One env of a run as metadata records it."""
 
@@ -149,6 +153,16 @@ class EnvPlan(BaseModel):
 
     def indices(self) -> list[int]:
         return planned_indices(self.items, self.n, self.size)
+
+    def comparable_kwargs(self) -> dict[str, Any]:
+        """The kwargs as two runs compare them: ``split="all"`` is the run naming no split
+        (every env that takes it defaults to it), and where the run found that the env's other
+        kwargs leave its ID's items as they are (``drop_contradicted=False``, a default given
+        explicitly), only the neutral ones."""
+        kwargs = {k: v for k, v in self.kwargs.items() if not (k == "split" and v == "all")}
+        if self.changes_items is False:
+            kwargs = {k: v for k, v in kwargs.items() if k in NEUTRAL_KWARGS}
+        return kwargs
 
 
 def without_revision(options: dict[str, Any]) -> dict[str, Any]:
@@ -268,7 +282,7 @@ class RunMetadata(BaseModel):
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
-            if old is not None and old.kwargs != env.kwargs:
+            if old is not None and old.comparable_kwargs() != env.comparable_kwargs():
                 problems.append(
                     f"env kwargs of {env.env_id}: {env.kwargs} here, {old.kwargs} in the directory"
                 )

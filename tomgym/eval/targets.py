@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tomgym.env import EnvArgumentError, HeldOutRedefinedWarning, ToMEnv
-from tomgym.eval.store import EnvPlan, ItemOrder, planned_indices
+from tomgym.eval.store import NEUTRAL_KWARGS, EnvPlan, ItemOrder, planned_indices
 from tomgym.items import ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
 from tomgym.sources import ListSource
@@ -126,20 +126,22 @@ def _open_env(
 
 def _open_whole(env_id: str, kwargs: dict[str, Any]) -> tuple[ToMEnv, dict[str, Any]]:
     """``split="all"``: every item of an env that has them, never a held-out split in its place;
-    for an env without splits, the env as it is (the run that names no split)."""
+    an env without splits (or that takes no split) as it is, the run that names no split."""
     import tomgym
 
     try:
         env = tomgym.make(env_id, **kwargs, split="all")
-    except EnvArgumentError as exc:
-        raise EnvArgumentError(
-            f"{env_id} has no split 'all' (a generated env's items come in train, val and "
-            f"test splits): pass one of its splits ({exc})"
-        ) from None
-    except TypeError:  # it takes no split: all its items are what it serves
-        return tomgym.make(env_id, **kwargs), dict(kwargs)
+    except (TypeError, ValueError) as exc:  # EnvArgumentError is both
+        whole = tomgym.make(env_id, **kwargs)  # its own errors (missing data...) come first
+        if has_splits(whole):
+            raise EnvArgumentError(
+                f"{env_id} has no split 'all': its items come only in splits ({exc}); pass one "
+                "of them"
+            ) from None
+        print(f"tomgym: note: {env_id} has no splits; using all its items", file=sys.stderr)
+        return whole, dict(kwargs)
     if not has_splits(env):
-        return tomgym.make(env_id, **kwargs), dict(kwargs)
+        return env, dict(kwargs)
     return env, {**kwargs, "split": "all"}
 
 
@@ -322,8 +324,6 @@ def warn_shared_items(targets: Sequence[EnvTarget]) -> None:
         )
 
 
-NEUTRAL_KWARGS = frozenset({"split", "seed", "reward", "prompt", "prefill_think", "render_mode"})
-"""Env arguments that leave an ID's item distribution as it is (which items, how scored)."""
 
 
 def _changes_distribution(
