@@ -88,6 +88,11 @@ def truncated_by(finish_reason: object) -> bool | None:
     return None
 
 
+class AgentUnavailableError(RuntimeError):
+    """The agent cannot answer at all right now (a served model that gives no reply): the run
+    stops with the reason; its rerun goes on where it stopped."""
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Anything that answers a batch of episodes."""

@@ -17,17 +17,17 @@ import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.client import HTTPException
+from http.client import HTTPException, InvalidURL
 from typing import Any
 
-from tomgym.agents.base import Episode, Response, truncated_by
+from tomgym.agents.base import AgentUnavailableError, Episode, Response, truncated_by
 from tomgym.agents.chat import Sampling, item_seed
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
-class ServerUnreachableError(RuntimeError):
+class ServerUnreachableError(AgentUnavailableError):
     """No request of a whole batch got a reply: the server is down or the URL is wrong."""
 
 
@@ -127,10 +127,10 @@ class OpenAIAgent:
             responses = list(pool.map(self.answer, episodes))
         if self._replies == replies and all(r.failed for r in responses):
             raise ServerUnreachableError(
-                f"{self.base_url} gave no reply to any of {len(responses)} requests, each tried "
-                f"{self.max_retries + 1} times ({responses[0].error}): start the server or fix "
-                "the URL (or raise --agent-option timeout for a slow one), then rerun the same "
-                "command; the items answered so far are kept"
+                f"{self.base_url} gave no reply to any of {len(responses)} requests ("
+                f"{responses[0].extra.get('attempts')} tries of the first: {responses[0].error})"
+                ": start the server or fix the URL (or raise --agent-option timeout for a slow "
+                "one), then rerun the same command; the items answered so far are kept"
             )
         return responses
 
@@ -222,6 +222,8 @@ class OpenAIAgent:
                 wait = _retry_after(exc.headers)
                 raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
             raise RequestRefused(exc.code, detail) from exc
+        except InvalidURL as exc:  # not worth another try
+            raise ValueError(f"invalid URL {self.url}: {exc}") from exc
         except (TimeoutError, urllib.error.URLError, ConnectionError, HTTPException) as exc:
             # HTTPException: a reply cut off mid-body (IncompleteRead), a dropped connection
             raise RetryableError(f"{type(exc).__name__} at {self.base_url}: {exc}") from exc

@@ -41,3 +41,20 @@ def test_missing_ray_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(RuntimeError, match=r"pip install 'tomgym\[train\]'"):
         evaluate("random", ENVS[:1], n=2, out=tmp_path, workers=2, quiet=True)
+
+
+@pytest.mark.slow  # a local ray.init takes 15-20 s
+def test_an_unreachable_server_stops_ray_workers_with_its_own_error(tmp_path: Path) -> None:
+    """Review: the user saw Ray's wrapper (ray::AgentWorker.run() ... a traceback) with the
+    reason on its last line; the workers' own error now stops the run."""
+    ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    from tomgym.agents.openai_api import ServerUnreachableError
+
+    options = {"max_retries": 0, "timeout": 2.0}
+    try:
+        with pytest.raises(ServerUnreachableError, match="gave no reply"):
+            evaluate("openai:m@http://127.0.0.1:9/v1", ENVS[:1], n=4, out=tmp_path, batch_size=2,
+                     workers=2, agent_options=options, quiet=True)  # fmt: skip
+    finally:
+        ray.shutdown()
+    assert json.loads((tmp_path / "summary.json").read_text())["n_items"] == 0

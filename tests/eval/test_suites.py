@@ -97,3 +97,22 @@ def test_an_eval_names_held_out_envs_that_share_items_with_in_distribution_ones(
     assert "it holds out the questions (another order or kind), not the stories" in (
         capsys.readouterr().err
     )
+
+
+def test_a_suite_goes_on_past_an_agent_that_cannot_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review: one unreachable served agent stopped `tomgym leaderboard --suite` (exit 2, no
+    board written, the agents after it never run)."""
+    from tests.eval.helpers import run_cli
+
+    out = tmp_path / "board"
+    agents = "random,openai:m@http://127.0.0.1:9/v1,heuristic:reality"
+    code = run_cli("leaderboard", "--suite", "quick", "--agents", agents, "--n", "1",
+                   "--out", str(out), "--agent-option", "max_retries=0")  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "openai:m@http://127.0.0.1:9/v1 stopped" in err and "gave no reply" in err
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert {"random", "heuristic:reality"} <= {row["agent"] for row in board["rows"]}
+    assert "stopped before it finished" in (out / "leaderboard.md").read_text()

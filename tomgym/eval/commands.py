@@ -162,8 +162,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             sum(r.unanswered for r in board.rows),
             errors,
         )
+        for agent, why in board.stopped.items():
+            print(f"tomgym leaderboard: error: {agent} stopped: {why}", file=sys.stderr)
+            status = 2
         if args.dirs:
+            stopped = board.stopped
             board = collect([*(r.directory for r in board.rows), *args.dirs])
+            board.stopped = stopped
     elif args.dirs:
         board = collect(args.dirs)
     else:

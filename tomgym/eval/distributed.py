@@ -105,7 +105,17 @@ def run_distributed(
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
                 free.append(in_flight.pop(ref))
-                records = [ResultRecord.model_validate_json(line) for line in ray.get(ref)]
+                try:
+                    lines = ray.get(ref)
+                except Exception as exc:
+                    # keep what the other workers finish, then stop with the worker's own
+                    # error (a served model that gives no reply), not Ray's wrapper of it
+                    _keep_finished(ray, list(in_flight), store, progress)
+                    cause = getattr(exc, "cause", None)
+                    if isinstance(cause, Exception):
+                        raise cause from None
+                    raise
+                records = [ResultRecord.model_validate_json(line) for line in lines]
                 store.append(records)
                 progress.update(records)
     finally:
@@ -113,3 +123,18 @@ def run_distributed(
         for actor in actors:
             ray.kill(actor)
     return description
+
+
+def _keep_finished(ray: Any, refs: list[Any], store: Any, progress: Any) -> None:
+    """Append the records of the batches still in flight that finish (those that fail are
+    asked again by the rerun)."""
+    from tomgym.eval.store import ResultRecord
+
+    for ref in refs:
+        try:
+            lines = ray.get(ref)
+        except Exception:
+            continue
+        records = [ResultRecord.model_validate_json(line) for line in lines]
+        store.append(records)
+        progress.update(records)

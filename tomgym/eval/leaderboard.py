@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from tomgym.agents.base import AgentUnavailableError
 from tomgym.eval.metrics import Z95, EnvSummary, Summary
 from tomgym.eval.store import (
     METADATA_FILE,
@@ -124,6 +125,12 @@ class Leaderboard(BaseModel):
         default_factory=dict,
         description="Env columns that some runs count as held out and others as in-distribution "
         "(a suite's marking): env ID -> run directory -> held out. Their gaps do not compare.",
+    )
+    stopped: dict[str, str] = Field(
+        default_factory=dict,
+        description="Agents of a suite run whose evaluation stopped (the agent could not answer "
+        "at all, e.g. a served model that gave no reply): agent -> why. Their rows hold what "
+        "they finished; rerunning the command goes on.",
     )
     mixed_items: dict[str, dict[str, str]] = Field(
         default_factory=dict,
@@ -352,6 +359,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             for env_id, runs in board.mixed_items.items()
         ]
         + held_out_inside_notes(board)
+        + [
+            f"The run of {agent} stopped before it finished ({why}); its row holds what it "
+            "had answered, and rerunning the command goes on."
+            for agent, why in board.stopped.items()
+        ]
     )
 
 
@@ -714,8 +726,18 @@ def run_suite(
             f"no agent of {', '.join(agents)} takes the option {', '.join(map(repr, unused))}"
         )
     directories = []
+    stopped: dict[str, str] = {}
     for agent in agents:
         directory = Path(out) / "runs" / safe_name(agent)
-        evaluate(agent, suite=suite, out=directory, agent_options=taken[agent], **evaluate_kwargs)
+        try:
+            evaluate(
+                agent, suite=suite, out=directory, agent_options=taken[agent], **evaluate_kwargs
+            )
+        except AgentUnavailableError as exc:  # the other agents still run; said at the end
+            stopped[agent] = str(exc)
+            if not (directory / METADATA_FILE).exists():
+                continue
         directories.append(directory)
-    return collect(directories)
+    board = collect(directories)
+    board.stopped = stopped
+    return board
