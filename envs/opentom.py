@@ -203,7 +203,10 @@ class OpenToMEnv(ToMEnv):
     ``-Multihop-v0`` (7,152), ``-Attitude-v0`` (596). All eval-only.
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release. Later, with questions and golds unchanged: the 1,192 narrator's
+      perspective questions count as order 0, and one fine-location item lists its gold's
+      place once ("a new hiding spot" beside "new hiding spot"); a model's stored responses to
+      changed items are scored again on resume.
     """
 
     family = "opentom"
