@@ -801,17 +801,21 @@ def judge_text(
     aliases: Sequence[str] = (),
     places: frozenset[str] = frozenset(),
     names: frozenset[str] = frozenset(),
+    asked: Sequence[str] = (),
 ) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate; with no
     candidates, no other of the story's ``places`` either when the gold is one of them, and no
-    other of its ``names`` when the gold is one of those."""
+    other of its ``names`` when the gold is one of those. ``asked``: candidates the question
+    names, which the answer may repeat (it has candidates still: no free-text length rules)."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)
     places_only = [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
     gold_phrases += places_only
     others = {
-        c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
+        c: [phrase_of(c)]
+        for c in candidates
+        if phrase_of(c) and phrase_of(c) not in gold_phrases and c not in asked
     }
     named = mentioned(tokens, {"__gold__": gold_phrases, **others})
     if len(named) > 1 and may_negate(set(tokens)):
@@ -820,7 +824,7 @@ def judge_text(
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:
         return Judgement(False, "several_candidates", "the answer also names another candidate")
-    if not others:  # nothing to exclude (no list, or the gold alone): the length is the check
+    if not others and not asked:  # nothing to exclude (no list, or the gold alone): length
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")

@@ -127,6 +127,19 @@ def places_of(item: ToMItem) -> frozenset[str]:
     return story_places(item.story)
 
 
+def asked_candidates(item: ToMItem) -> tuple[str, ...]:
+    """A free-text item's candidates, other than its gold, that its question names ("In which
+    container was the script before Brooklyn moved it to the plastic storage bin?"): an answer
+    may repeat the question, as it may repeat the names it asks about, and naming a place the
+    question has ruled out is no hedge."""
+    asked = f" {' '.join(words(item.question))} "
+    return tuple(
+        c
+        for c in item.candidates
+        if c != item.answer and words(c) and f" {' '.join(words(c))} " in asked
+    )
+
+
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type."""
     if item.answer_type == "names":
@@ -148,7 +161,8 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             if not item.candidates:  # nothing to compare with but the story's own places, names
                 places = places_of(item)
                 names = rival_names(item.story, item.question, item.answer)
-            j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names)
+            asked = asked_candidates(item)
+            j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names, asked)
     return j.correct, j.verdict, j.detail
 
 

@@ -180,3 +180,18 @@ def test_knowledge_answers_take_paraphrases_of_either_side_but_not_both(structur
     for hedge in ("She does know, or she does not know", "does not know or does know"):
         for item in (knows, not_knows):
             assert judge_answer(hedge, item)[1] == "several_candidates"
+
+
+def test_an_answer_may_repeat_the_place_its_question_names(structured):
+    """Red team: 'It was in the leather satchel before Brooklyn moved it to the plastic storage
+    bin.' was several_candidates on 221 of the 261 'before ... moved it to ...' questions: the
+    question's own place counted as a second answer."""
+    from tomgym.rewards import judge_answer
+
+    item = structured[31]
+    assert "plastic storage bin" in item.question and item.answer == "leather satchel"
+    echo = "It was in the leather satchel before Brooklyn moved it to the plastic storage bin."
+    assert judge_answer(echo, item)[:2] == (True, "correct")
+    assert judge_answer("the plastic storage bin", item)[1] == "wrong"
+    assert judge_answer("leather satchel or cardboard box", item)[1] == "several_candidates"
+    assert judge_answer("cardboard box, then the plastic storage bin", item)[1] == "wrong"
