@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from tomgym.answers import phrase_of, rival_names, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
-from tomgym.rewards import gold_response, places_of, score_response
+from tomgym.rewards import asked_candidates, gold_response, places_of, score_response
 
 MEGABYTE = 1_000_000
 
@@ -26,7 +26,9 @@ def _glued(gold: str) -> str:
 def adversarial_responses(item: ToMItem) -> dict[str, str]:
     """Responses that must never be scored correct for ``item``, by the trick they try."""
     gold = item.gold_text
-    others = [c for c in item.candidates if phrase_of(c) != phrase_of(gold)]  # as read
+    asked = asked_candidates(item) if item.answer_type == "text" else ()
+    # the other answers as read, less those the question names (which an answer may repeat)
+    others = [c for c in item.candidates if phrase_of(c) != phrase_of(gold) and c not in asked]
     if item.answer_type == "yes_no":
         others = ["no" if gold.lower().startswith("yes") else "yes"]
     decoy = others[0] if others else "somewhere else"
@@ -60,9 +62,8 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         responses["negated_gold"] = f"<think>x</think><answer>It is not in the {gold}.</answer>"
         responses["refuted_gold"] = f"<think>x</think><answer>The {gold} is wrong.</answer>"
         responses["gold_excluded"] = f"<think>x</think><answer>anywhere except the {gold}</answer>"
-    if item.answer_type == "text" and not others:
+    if item.answer_type == "text" and not item.candidates:  # judged as free text
         responses["gold_or_elsewhere"] = f"<think>x</think><answer>{gold} or elsewhere</answer>"
-    if item.answer_type == "text" and not others:
         responses.update(story_entity_lists(item))
     if not others:
         responses.pop("all_candidates")
