@@ -99,7 +99,8 @@ HEDGE_WORDS = frozenset(
      "surely", "definitely", "certainly", "likely", "clearly", "so", "of", "course", "ok",
      "okay", "is", "it", "s", "that", "this", "m", "am", "pretty", "sure",
      "thereabouts", "exactly", "indeed", "right", "correct", "still", "again", "now", "there",
-     "too", "though", "hmm", "well", "you", "see", "know", "my", "guessing", "bet"}
+     "too", "though", "hmm", "well", "you", "see", "know", "my", "guessing", "bet", "answer",
+     "final"}
 )  # fmt: skip
 """Words a part of an answer may be made of without offering another answer ("box, I think",
 "the box, obviously")."""
@@ -463,10 +464,9 @@ def judge_choice(
         return Judgement(False, "several_candidates", f"the answer names {len(named)} candidates")
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
-    if may_negate(present) and negates(
-        answer,
-        [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p],
-        ends_clause((gold, *aliases)),
+    golds = [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p]
+    if may_negate(present) and (
+        negates(answer, golds, ends_clause((gold, *aliases))) or excluded(answer, golds)
     ):
         return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
@@ -578,8 +578,8 @@ def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int)
         return False  # "not the hamper but the box": the negation is the hamper's
     if tokens[last] == "nowhere" and between[:1] and between[0] in ONLY_MARKERS:
         return False  # "nowhere but the jar", "nowhere else than the jar": only the jar
-    if tokens[last] in ONLY_MARKERS and last > 0 and tokens[last - 1] in NEGATING_EXCLUSION:
-        return False  # "nowhere except the jar", "nothing except the jar"
+    if tokens[last] in ONLY_MARKERS and _negates_exclusion(tokens, clause_of, last):
+        return False  # "nowhere except the jar", "nothing except the jar", in one clause
     departure = not LEAVING_WORDS.isdisjoint(between) or (
         between[-1:] == ["from"] or between[-2:] == ["out", "of"]
     )
@@ -602,7 +602,7 @@ NOT_PLACE_STARTS = frozenset(
 @functools.lru_cache(maxsize=4096)
 def story_places(story: str) -> frozenset[str]:
     """The words that start a place in the story: each first word after a place introducer
-    ("in", "to", "entered"...), pronouns and the like aside."""
+    ("in", "to", "entered"...), pronouns, the story's names and the like aside."""
     tokens = words(story)
     return frozenset(
         tokens[i + 1]
@@ -611,7 +611,7 @@ def story_places(story: str) -> frozenset[str]:
         and tokens[i + 1] not in NOT_PLACE_STARTS
         and tokens[i + 1] not in PLACE_INTRODUCERS  # "moved it in in the box": typos
         and not tokens[i + 1].isdigit()
-    )
+    ) - story_names(story)  # "told it privately to Lachlan": a person, not a place
 
 
 NOT_NAMES = frozenset(
@@ -806,7 +806,8 @@ def judge_text(
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate; with no
     candidates, no other of the story's ``places`` either when the gold is one of them, and no
     other of its ``names`` when the gold is one of those. ``asked``: candidates the question
-    names, which the answer may repeat (it has candidates still: no free-text length rules)."""
+    names, which the answer may repeat but not offer beside the gold ("the satchel or the
+    bin"); with no other candidate left, the free-text length and list rules apply."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)
@@ -824,7 +825,7 @@ def judge_text(
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:
         return Judgement(False, "several_candidates", "the answer also names another candidate")
-    if not others and not asked:  # nothing to exclude (no list, or the gold alone): length
+    if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
@@ -834,7 +835,12 @@ def judge_text(
             return Judgement(False, "several_candidates", "the answer names another place")
         if names and names_other_entity(answer, tokens, gold_phrases, names):
             return Judgement(False, "several_candidates", "the answer names another person")
-    if may_negate(set(tokens)) and negates(answer, gold_phrases, ends_clause((gold, *aliases))):
+    elif asked and lists_alternatives(answer, [gold, *aliases], gold_phrases):
+        return Judgement(False, "several_candidates", "the answer offers the question's place")
+    if may_negate(set(tokens)) and (
+        negates(answer, gold_phrases, ends_clause((gold, *aliases)))
+        or excluded(answer, gold_phrases)  # as another place would be: the same reading
+    ):
         return Judgement(False, "wrong", "negates the gold phrase")
     if places_only and not _phrase_spans(tokens, as_written):
         beside = [tokens[max(0, s - 2) : s] for s, _ in _phrase_spans(tokens, places_only)]

@@ -159,7 +159,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         else:
             places = names = frozenset[str]()
             if not item.candidates:  # nothing to compare with but the story's own places, names
-                places = places_of(item)
+                # less those the question names, which an answer may repeat (not the gold's)
+                repeatable = set(words(item.question)) - set(words(item.answer))
+                places = places_of(item) - repeatable
                 names = rival_names(item.story, item.question, item.answer)
             asked = asked_candidates(item)
             j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names, asked)

@@ -501,3 +501,33 @@ def test_a_whole_answer_saying_yes_or_no_without_the_word_counts(said: str, gold
     assert judge_yes_no(said, gold).correct
     assert judge_yes_no(said, "yes" if gold == "no" else "no").verdict == "wrong"
     assert judge_yes_no(f"{said} the box", gold).verdict == "unparsable"  # whole answers only
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["Nowhere, except the {0}. Nowhere, except the {1}.",
+     "not in in in the {0} not in in in the {1}",
+     "never to to to the {0}; never to to to the {1}", "The {0}, nowhere (except the {1})."],
+)  # fmt: skip
+def test_a_template_that_excludes_every_place_pays_for_no_gold(template: str) -> None:
+    """Red team (round 2): the gold's denial and another place's exclusion read the same words
+    differently (clause, reach), so 'Nowhere, except P1. Nowhere, except P2.' paid 188 of 188
+    ExploreToM free-text items whatever the gold. A gold excluded as another place would be
+    is now wrong, so no template pays for two golds."""
+    story = "Ann entered the briefing room. Ann moved to the operations room."
+    places = story_places(story)
+    rooms = ("briefing room", "operations room")
+    for answer in (template.format(*rooms), template.format(*rooms[::-1])):
+        paid = [g for g in rooms if judge_text(answer, g, places=places).correct]
+        assert len(paid) <= 1, (answer, paid)
+    assert not judge_text("It is not in in in the briefing room", "briefing room").correct
+
+
+def test_an_announced_free_text_answer_and_a_person_after_to_are_no_alternatives() -> None:
+    """Red team: 'Answer: hotel lobby' was several_candidates on every free-text item ('answer'
+    read as another answer), and 'told it privately to Lachlan' made Lachlan a place."""
+    story = "Kai entered the hotel lobby. Kai told it privately to Lachlan. Kai left the lobby."
+    places = story_places(story)
+    assert "lachlan" not in places and "hotel" in places
+    for said in ("Answer: hotel lobby", "Final answer: the hotel lobby"):
+        assert judge_text(said, "hotel lobby", places=places).correct
