@@ -117,8 +117,9 @@ class HiToMEnv(ToMEnv):
       with probability 1/|path|, so no fixed place on the path does much better than
       E[1/|path|] (about 23%; the audit's best position rule gets 22-26%). Either scheme
       shifts the story mix toward stories that can meet a target: on order 4 with
-      ``"positions"``, 59% of stories have three chapters (34% without), and on order 2 67%
-      have deception (49% without); compare debiased and plain scores with that in mind.
+      ``"positions"``, 59% of stories have three chapters (34% without), and on order 2 66%
+      have deception (49% without; ``benchmarks/story_mix.py``); compare debiased and plain
+      scores with that in mind.
     - plus ``reward``, ``prompt``, ``prefill_think``, ``render_mode`` (see ``ToMEnv``).
 
     A wrong type or value is an ``EnvArgumentError`` at make time naming the ID, the argument

@@ -177,3 +177,14 @@ def test_structure_overlap(tmp_path: Path) -> None:
     assert module.skeleton(item(train, "entered"), roles) != module.skeleton(
         item(train, "exited"), roles
     )
+
+
+def test_story_mix(tmp_path: Path) -> None:
+    run_script("story_mix", "--items", "20", "--orders", "4", "--results-dir", str(tmp_path))
+    rows = written(tmp_path, "story_mix")["rows"]
+    assert [row["env"] for row in rows] == [
+        "ToM-HiToM-O4-v0", "ToM-HiToM-O4-Debiased-v0", "ToM-HiToM-O4-Debiased-v1"
+    ]
+    for row in rows:
+        assert abs(sum(row["chapters_share"].values()) - 1) < 1e-6
+        assert 0 <= row["deception_share"] <= 1
