@@ -121,6 +121,8 @@ def words(text: str) -> list[str]:
         spaced = lowered.translate(_ASCII_NON_WORD_AS_SPACE)
     else:
         folded = unicodedata.normalize("NFKC", text).casefold()
+        if not folded.isprintable():  # invisible marks (soft hyphen, zero-width space) drop
+            folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")  # as in prompts
         if "n't" in folded or "n’t" in folded or "cannot" in folded:
             folded = _expand_negations(folded)
         spaced = _NON_WORD.sub(" ", folded)
@@ -602,7 +604,7 @@ NOT_PLACE_STARTS = frozenset(
 @functools.lru_cache(maxsize=4096)
 def story_places(story: str) -> frozenset[str]:
     """The words that start a place in the story: each first word after a place introducer
-    ("in", "to", "entered"...), pronouns, the story's names and the like aside."""
+    ("in", "to", "entered"...), pronouns, the story's people and the like aside."""
     tokens = words(story)
     return frozenset(
         tokens[i + 1]
@@ -611,7 +613,7 @@ def story_places(story: str) -> frozenset[str]:
         and tokens[i + 1] not in NOT_PLACE_STARTS
         and tokens[i + 1] not in PLACE_INTRODUCERS  # "moved it in in the box": typos
         and not tokens[i + 1].isdigit()
-    ) - story_names(story)  # "told it privately to Lachlan": a person, not a place
+    ) - story_people(story)  # "told it privately to Lachlan": a person, not a place
 
 
 NOT_NAMES = frozenset(
@@ -663,6 +665,24 @@ def story_names(story: str) -> frozenset[str]:
         (openers if starts else inside).add(word.lower())
     names = inside | (openers - lowered)
     return frozenset(name for name in names if name not in NOT_NAMES)
+
+
+def story_people(story: str) -> frozenset[str]:
+    """The story's names that start a sentence somewhere ("Lachlan entered the room."): its
+    people, not a place such as "Paris" that only ever follows "to" or "in"."""
+    starts = {
+        match.group(0).lower()
+        for match in _WORD.finditer(story)
+        if match.group(0)[0].isupper() and _starts_sentence(story, match.start())
+    }
+    return story_names(story) & starts
+
+
+def _starts_sentence(story: str, at: int) -> bool:
+    at -= 1
+    while at >= 0 and story[at].isspace():
+        at -= 1
+    return at < 0 or story[at] in _SENTENCE_END
 
 
 def rival_names(story: str, question: str, gold: str) -> frozenset[str]:
@@ -813,14 +833,14 @@ def judge_text(
     as_written = list(gold_phrases)
     places_only = [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
     gold_phrases += places_only
-    others = {
-        c: [phrase_of(c)]
-        for c in candidates
-        if phrase_of(c) and phrase_of(c) not in gold_phrases and c not in asked
+    listed = {  # every other candidate, the question's too: "red box" is not the gold "box"
+        c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
     }
-    named = mentioned(tokens, {"__gold__": gold_phrases, **others})
+    others = {c: phrases for c, phrases in listed.items() if c not in asked}
+    named = mentioned(tokens, {"__gold__": gold_phrases, **listed})
     if len(named) > 1 and may_negate(set(tokens)):
-        named = only_affirmed(answer, named, {"__gold__": gold_phrases, **others})
+        named = only_affirmed(answer, named, {"__gold__": gold_phrases, **listed})
+    named -= set(asked)  # the question's own candidate, repeated: no other answer
     if "__gold__" not in named:
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from tomgym.answers import phrase_of, rival_names, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
-from tomgym.rewards import asked_candidates, gold_response, places_of, score_response
+from tomgym.rewards import asked_candidates, gold_response, judged_places, score_response
 
 MEGABYTE = 1_000_000
 
@@ -77,7 +77,7 @@ def story_entity_lists(item: ToMItem) -> dict[str, str]:
     gold = item.gold_text
     first = words(gold)[:1]
     lists = {}
-    names, places = rival_names(item.story, item.question, gold), places_of(item)
+    names, places = rival_names(item.story, item.question, gold), judged_places(item)
     for kind, entities in (("names", names), ("places", places)):
         rest = sorted(entities - set(words(gold)))[:4]
         if first and first[0] in entities and rest:

@@ -177,14 +177,14 @@ class ToMItem(BaseModel):
 
     @property
     def chance(self) -> float | None:
-        """A uniform guess's chance of being right: 1/2 for yes/no, 1/#candidates for a choice
-        or for free text with candidates (the story's other answers, the gold among them), None
+        """A uniform guess's chance of being right: 1/2 for yes/no, 1/#candidates (as the judge
+        reads them: "the box" is "box") for a choice or for free text with candidates, None
         for free text without candidates and for name lists (no set to draw a guess from)."""
         if self.answer_type == "yes_no":
             return 0.5
         if self.answer_type == "names" or not self.candidates:
             return None
-        return 1.0 / len(set(self.candidates) | {self.gold_text})
+        return 1.0 / len({phrase_of(c) for c in (*self.candidates, self.gold_text)})
 
 
 MAX_SHOWN_VALUE = 80

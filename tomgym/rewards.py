@@ -140,6 +140,14 @@ def asked_candidates(item: ToMItem) -> tuple[str, ...]:
     )
 
 
+def judged_places(item: ToMItem) -> frozenset[str]:
+    """The places a free-text answer may not name beside the gold: the story's (``places_of``)
+    less those the question names, which an answer may repeat ("the wooden chest is in the
+    multipurpose room", asked where Austin will search for the wooden chest), the gold's kept."""
+    repeatable = set(words(item.question)) - set(words(str(item.answer)))
+    return places_of(item) - repeatable
+
+
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type."""
     if item.answer_type == "names":
@@ -159,9 +167,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         else:
             places = names = frozenset[str]()
             if not item.candidates:  # nothing to compare with but the story's own places, names
-                # less those the question names, which an answer may repeat (not the gold's)
-                repeatable = set(words(item.question)) - set(words(item.answer))
-                places = places_of(item) - repeatable
+                places = judged_places(item)
                 names = rival_names(item.story, item.question, item.answer)
             asked = asked_candidates(item)
             j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names, asked)

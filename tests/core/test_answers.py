@@ -526,8 +526,28 @@ def test_a_template_that_excludes_every_place_pays_for_no_gold(template: str) ->
 def test_an_announced_free_text_answer_and_a_person_after_to_are_no_alternatives() -> None:
     """Red team: 'Answer: hotel lobby' was several_candidates on every free-text item ('answer'
     read as another answer), and 'told it privately to Lachlan' made Lachlan a place."""
-    story = "Kai entered the hotel lobby. Kai told it privately to Lachlan. Kai left the lobby."
+    story = ("Lachlan entered the hotel lobby. Kai told it privately to Lachlan. Kai left the "
+             "lobby. Then Kai flew to Paris.")  # fmt: skip
     places = story_places(story)
-    assert "lachlan" not in places and "hotel" in places
+    assert "lachlan" not in places and {"hotel", "paris"} <= places  # a place never a subject
+    hedge = "the hotel lobby, or it went to Paris"
+    assert not judge_text(hedge, "hotel lobby", places=places).correct
     for said in ("Answer: hotel lobby", "Final answer: the hotel lobby"):
         assert judge_text(said, "hotel lobby", places=places).correct
+
+
+def test_a_candidate_the_question_names_still_reads_whole() -> None:
+    """Final review: with the question's candidate 'red box' left out of the rivals, the gold
+    'box' inside it was all the judge saw, and 'the red box' scored correct."""
+    asked = ("red box",)
+    for wrong in ("the red box", "It was in the red box."):
+        assert not judge_text(wrong, "box", ("box", "red box"), asked=asked).correct
+    assert judge_text("the box, before Bob moved it to the red box", "box", ("box", "red box"),
+                      asked=asked).correct  # fmt: skip
+
+
+def test_an_invisible_mark_inside_a_word_reads_as_the_prompt_shows_it() -> None:
+    """Final review: a soft hyphen in a gold ('cup\\u00adboard') is dropped from the prompt, but
+    the judge split the gold there, so the answer 'cupboard' named nothing."""
+    assert judge_choice("cupboard", "cup\u00adboard", ["cup\u00adboard", "drawer"]).correct
+    assert words("bo\u200bx") == ["box"]

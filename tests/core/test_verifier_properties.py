@@ -56,6 +56,7 @@ NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yan
 def oracle_words(text: str) -> list[str]:
     """NFKC, case-folded, every non-alphanumeric character a space, articles dropped."""
     folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")  # invisible marks
     cleaned = "".join(ch if ch.isalnum() else " " for ch in folded)
     return [w for w in cleaned.split() if w not in ARTICLES]
 

@@ -503,3 +503,52 @@ def test_responses_to_an_item_asked_the_same_way_but_judged_otherwise_are_scored
             evaluate(ServedModel(), [env_id], out=out, quiet=True)
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_a_refused_resume_writes_nothing_and_an_interrupted_re_ask_counts_no_stale_verdict(
+    tmp_path: Path,
+) -> None:
+    """Final review: a model run refused for a changed prompt had already appended the
+    re-scored record of another item; and a baseline's changed items, asked again, kept their
+    stale verdicts in the summary when that rerun was interrupted."""
+
+    class ServedModel(FirstCandidateAgent):
+        spec = "openai:stand-in@http://127.0.0.1:9/v1"
+
+    env_id = "TestRejudge-Refused-v0"
+    item = {"id": "a", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    items = [item, {**item, "id": "b"}]
+    model, baseline = tmp_path / "model", tmp_path / "baseline"
+    try:
+        tomgym.register_tom_env(env_id, items=items, overwrite=True)
+        evaluate(ServedModel(), [env_id], out=model, quiet=True)
+        evaluate(FirstCandidateAgent(), [env_id], out=baseline, quiet=True)  # a baseline
+        before = (model / "results.jsonl").read_text()
+        changed = [{**item, "answer": "bag"}, {**item, "id": "b", "question": "Where?"}]
+        tomgym.register_tom_env(env_id, items=changed, overwrite=True)
+        with pytest.raises(runner.RunConflictError):
+            evaluate(ServedModel(), [env_id], out=model, quiet=True)
+        assert (model / "results.jsonl").read_text() == before
+        flipped = [{**item, "answer": "bag"}, {**item, "id": "b", "answer": "bag"}]
+        tomgym.register_tom_env(env_id, items=flipped, overwrite=True)
+        with pytest.raises(KeyboardInterrupt):
+            evaluate(FirstCandidateAgent(interrupt_on_batch=1), [env_id], out=baseline,
+                     quiet=True)  # fmt: skip
+        summary = json.loads((baseline / "summary.json").read_text())
+        assert summary["n_items"] == 0  # the two old verdicts are no answers to the new items
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
+def test_a_plan_recorded_by_an_older_tomgym_resumes_with_the_same_kwargs(tmp_path: Path) -> None:
+    """Final review: a plan without changes_items (an older tomgym) kept all its kwargs while
+    the new plan kept only the neutral ones, so identical kwargs were refused."""
+    out = tmp_path / "run"
+    kwargs = {"vocab_split": "train"}
+    evaluate("random", ["ToM-HiToM-O2-v0"], n=2, out=out, env_kwargs=kwargs, quiet=True)
+    meta = json.loads((out / "metadata.json").read_text())
+    meta["envs"][0]["changes_items"] = None
+    (out / "metadata.json").write_text(json.dumps(meta))
+    summary = evaluate("random", ["ToM-HiToM-O2-v0"], n=3, out=out, env_kwargs=kwargs, quiet=True)
+    assert summary.complete and summary.n_items == 3

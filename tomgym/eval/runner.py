@@ -209,28 +209,19 @@ def evaluate(
             for key, record in best.items()
             if not record.failed and not (retry_unanswered and record.error)
         }
-        for target in targets if not answers_the_prompt_only(agent) else ():
-            stale = [key for key, _ in changed_keys(target, best, done)]
-            if stale:  # a baseline's or the oracle's answers read the item: cheap to ask again
-                done.difference_update(stale)
-                if not quiet:
-                    print(
-                        f"tomgym: note: {len(stale)} items of {target.env_id} changed since "
-                        "their records were made: asked again",
-                        file=sys.stderr,
-                    )
-        for target in targets if answers_the_prompt_only(agent) else ():
-            fresh = rejudged(target, best, done)  # asked the same way, judged otherwise now
-            if fresh:
-                store.append(fresh)
-                best.update((record.key, record) for record in fresh)
-                if not quiet:
-                    print(
-                        f"tomgym: note: {len(fresh)} stored responses of {target.env_id} scored "
-                        "again: their items are asked the same way but judged otherwise now "
-                        "(gold, candidates, aliases or ToM order)",
-                        file=sys.stderr,
-                    )
+        # Items changed since their records were made: a baseline's or the oracle's answers
+        # read the item, so they are asked again (their stale records dropped once the run is
+        # accepted); a model's stored response to an unchanged prompt is scored again. Nothing
+        # is written before every check has passed: a refused run changes no file.
+        stale: dict[str, list[tuple[str, int]]] = {}
+        fresh: dict[str, list[ResultRecord]] = {}
+        for target in targets:
+            if answers_the_prompt_only(agent):
+                fresh[target.env_id] = rejudged(target, best, done)
+                best.update((record.key, record) for record in fresh[target.env_id])
+            else:
+                stale[target.env_id] = [key for key, _ in changed_keys(target, best, done)]
+                done.difference_update(stale[target.env_id])
         check_items_unchanged(directory, targets, best, done)
         pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
         if old is not None and old.seed_scheme != metadata.seed_scheme:
@@ -270,6 +261,7 @@ def evaluate(
             # run's rerun is checked against it (their own descriptions come at the end)
             described = {**metadata.agent_description, "revision": options["revision"]}
             metadata = metadata.model_copy(update={"agent_description": described})
+        apply_item_changes(store, stale, fresh, quiet)
         write_json(directory / METADATA_FILE, metadata)
         if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
@@ -314,6 +306,38 @@ def evaluate(
                 print(f"tomgym: warning: summary.json not updated: {exc}", file=sys.stderr)
             raise
         return finish(directory, metadata)
+
+
+def apply_item_changes(
+    store: ResultsStore,
+    stale: Mapping[str, Sequence[tuple[str, int]]],
+    fresh: Mapping[str, Sequence[ResultRecord]],
+    quiet: bool,
+) -> None:
+    """Write what resuming over changed items decided: drop the stale records of items a
+    baseline is asked again (an interrupted run then counts them as pending, not as their old
+    verdicts), append the re-scored records of a model, and say how many of each."""
+    dropped = {key for keys in stale.values() for key in keys}
+    if dropped:
+        store.rewrite([record for record in store.load() if record.key not in dropped])
+    rescored = [record for records in fresh.values() for record in records]
+    if rescored:
+        store.append(rescored)
+    for env_id, keys in stale.items():
+        if keys and not quiet:
+            print(
+                f"tomgym: note: {len(keys)} items of {env_id} changed since their records were "
+                "made: asked again",
+                file=sys.stderr,
+            )
+    for env_id, records in fresh.items():
+        if records and not quiet:
+            print(
+                f"tomgym: note: {len(records)} stored responses of {env_id} scored again: their "
+                "items are asked the same way but judged otherwise now (gold, candidates, "
+                "aliases or ToM order)",
+                file=sys.stderr,
+            )
 
 
 def check_run_arguments(

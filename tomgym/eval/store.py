@@ -154,15 +154,22 @@ class EnvPlan(BaseModel):
     def indices(self) -> list[int]:
         return planned_indices(self.items, self.n, self.size)
 
-    def comparable_kwargs(self) -> dict[str, Any]:
-        """The kwargs as two runs compare them: ``split="all"`` is the run naming no split
-        (every env that takes it defaults to it), and where the run found that the env's other
-        kwargs leave its ID's items as they are (``drop_contradicted=False``, a default given
-        explicitly), only the neutral ones."""
+    def comparable_kwargs(self, neutral_only: bool | None = None) -> dict[str, Any]:
+        """The kwargs as runs compare them: ``split="all"`` is the run naming no split (every
+        env that takes it defaults to it), and, where the env's other kwargs leave its ID's
+        items as they are (``drop_contradicted=False``, a default given explicitly), only the
+        neutral ones. ``neutral_only``: whether to keep only those (default: this plan's own
+        finding, ``changes_items is False``)."""
         kwargs = {k: v for k, v in self.kwargs.items() if not (k == "split" and v == "all")}
-        if self.changes_items is False:
+        if self.changes_items is False if neutral_only is None else neutral_only:
             kwargs = {k: v for k, v in kwargs.items() if k in NEUTRAL_KWARGS}
         return kwargs
+
+    def same_kwargs(self, other: EnvPlan) -> bool:
+        """Whether two runs made the env alike: by the neutral kwargs where both found the others
+        change nothing, else by all of them (a plan of an older tomgym found nothing)."""
+        both = self.changes_items is False and other.changes_items is False
+        return self.comparable_kwargs(both) == other.comparable_kwargs(both)
 
 
 def without_revision(options: dict[str, Any]) -> dict[str, Any]:
@@ -282,7 +289,7 @@ class RunMetadata(BaseModel):
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
-            if old is not None and old.comparable_kwargs() != env.comparable_kwargs():
+            if old is not None and not old.same_kwargs(env):
                 problems.append(
                     f"env kwargs of {env.env_id}: {env.kwargs} here, {old.kwargs} in the directory"
                 )
