@@ -927,6 +927,8 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
         return Judgement(False, "wrong", f"starts with {said!r}")
     other = "no" if said == "yes" else "yes"
     folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
+    if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
+        folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
     if _STANDALONE[other].search(folded):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"starts with {said!r}")

@@ -551,3 +551,8 @@ def test_an_invisible_mark_inside_a_word_reads_as_the_prompt_shows_it() -> None:
     the judge split the gold there, so the answer 'cupboard' named nothing."""
     assert judge_choice("cupboard", "cup\u00adboard", ["cup\u00adboard", "drawer"]).correct
     assert words("bo\u200bx") == ["box"]
+
+
+def test_an_invisible_mark_does_not_hide_the_other_yes_no_word() -> None:
+    """A zero-width space inside 'no' hid it from the both-words check while words() reads it."""
+    assert judge_yes_no("Yes, n\u200bo!", "yes").verdict == "several_candidates"
