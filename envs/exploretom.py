@@ -28,13 +28,14 @@ ROWS = 13309
 STORY_COLUMN: dict[str, str] = {"structured": "story_structure", "infilled": "infilled_story"}
 KNOWLEDGE_ANSWERS = ("knows about it", "does not know about it")
 KNOWLEDGE_ALIASES = {
-    "knows about it": ("does know",),
-    "does not know about it": ("does not know",),
+    "knows about it": ("does know", "knows"),
+    "does not know about it": ("does not know", "knows nothing", "nobody knows", "no one knows"),
 }
-"""What else names a knowledge answer ("She doesn't know." reads "does not know"). Kept to the
-verb the answers use: "knows" alone would be named by "she knows nothing about it", and "is
-aware" / "unaware" by an answer contrasting another person ("she does not know about it, but
-Liam is aware")."""
+"""What else names a knowledge answer ("She doesn't know." reads "does not know", "He knows."
+names "knows"; the longest phrase wins, so "she knows nothing about it" and "nobody knows"
+name the second).
+Kept to the verb the answers use: "is aware" / "unaware" would be named by an answer
+contrasting another person ("she does not know about it, but Liam is aware")."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
@@ -100,7 +101,7 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     13,309 - 2 = 13,307.
 
     Answers: yes/no -> ``yes_no``; "knows about it" / "does not know about it" -> ``choice``
-    between the two, "does know" and "doesn't know" (KNOWLEDGE_ALIASES) naming them too;
+    between the two, "(does) know(s)" and "doesn't know" (KNOWLEDGE_ALIASES) naming them too;
     anything else (a container or a room) -> ``text`` whose candidates are every expected
     answer of the same story for the same location class (containers or rooms), the gold
     included, so a model must name one of them; where the story has no other such answer

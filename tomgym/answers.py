@@ -73,6 +73,8 @@ CONTRAST_WORDS = frozenset({"but", "rather", "instead"})
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})
 """Words that, before an exclusion, negate it ("none other than the jar", "nowhere except the
 jar"): the place is affirmed, for the gold and for any other candidate alike."""
+NEGATED_EXCLUSION_REACH = 4
+"""How many words before an exclusion a negation still turns it round (see _negates_exclusion)."""
 ONLY_MARKERS = frozenset({"but", "except", "other", "else", "besides"})
 """After "nowhere", words that make it mean "only" ("nowhere but the jar")."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
@@ -122,11 +124,17 @@ def words(text: str) -> list[str]:
     else:
         folded = unicodedata.normalize("NFKC", text).casefold()
         if not folded.isprintable():  # invisible marks (soft hyphen, zero-width space) drop
-            folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")  # as in prompts
+            folded = _visible(folded)  # as in prompts
         if "n't" in folded or "n’t" in folded or "cannot" in folded:
             folded = _expand_negations(folded)
         spaced = _NON_WORD.sub(" ", folded)
     return [w for w in spaced.split() if w not in ARTICLES]
+
+
+def _visible(text: str) -> str:
+    """The text without invisible format marks (soft hyphen, zero-width space, joiners): every
+    reading of an answer drops them, as prompts do, so "o\u200br" is "or" everywhere."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 _CONTRACTED_NOT = re.compile(r"\b(\w+)n['\u2019]t\b|\bcannot\b")
@@ -401,7 +409,7 @@ def lists_alternatives(
     negation excludes rather than adds ("garden, not the hall"). ``phrases``: the golds'
     words as mentions are matched (with their variants)."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
-    folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer)
+    folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
     tokens: list[str] = []
     part_of: list[int] = []
@@ -557,13 +565,14 @@ def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) ->
 
 def _negates_exclusion(tokens: Sequence[str], clause_of: Sequence[int], first: int) -> bool:
     """Whether the exclusion starting at ``first`` is itself negated, so that it affirms: a
-    negation or "none"-like word at most 2 words before it in its clause ("none other than
-    the jar", "nowhere except the jar", "it is not anywhere but the jar", "it can't be
-    anything but the jar"). The gold's denial (:func:`_denied`) reads exclusions the same way."""
+    negation or "none"-like word at most 4 words before it in its clause ("none other than
+    the jar", "nowhere except the jar", "it can't be anywhere other than the jar", "she
+    wouldn't search anywhere except the jar"). The gold's denial (:func:`_denied`) and another
+    candidate's exclusion read exclusions the same way, so the reach favours no gold."""
     return any(
         clause_of[j] == clause_of[first]
         and (_is_negation(tokens, j) or tokens[j] in NEGATING_EXCLUSION)
-        for j in range(max(0, first - 2), first)
+        for j in range(max(0, first - NEGATED_EXCLUSION_REACH), first)
     )
 
 
@@ -726,7 +735,35 @@ def names_other_entity(
     outside = [(i, t) for i, t in enumerate(tokens) if i not in covered and t in entities]
     gold_words = {w for phrase in gold_phrases for w in phrase}
     others = {t for _, t in outside if t not in gold_words}
-    return any(not excluded(answer, [(entity,)]) for entity in others)
+    if any(not excluded(answer, [(entity,)]) for entity in others):
+        return True
+    # Another place that starts as the gold does ("hospital staff lounge hospital conference
+    # room"): the gold's first word again, outside its mentions, then a word the gold lacks
+    # that could go on a place name (not "the hostel dorm, as the hostel was...").
+    starts = {phrase[0] for phrase in gold_phrases}
+    return any(
+        t in starts
+        and i + 1 < len(tokens)
+        and tokens[i + 1] not in gold_words
+        and tokens[i + 1].isalpha()
+        and tokens[i + 1] not in _NOT_PLACE_WORDS
+        and not excluded(answer, [(t, tokens[i + 1])])
+        for i, t in outside
+    )
+
+
+_NOT_PLACE_WORDS = (
+    HEDGE_WORDS
+    | NOT_PLACE_STARTS
+    | PLACE_INTRODUCERS
+    | NEGATIONS
+    | frozenset(
+        {"was", "were", "is", "are", "be", "been", "has", "had", "have", "where", "when",
+         "which", "who", "and", "or", "but", "as", "of", "for", "with", "by", "then", "again",
+         "s", "she", "he", "they", "we", "i", "would", "will", "did", "does", "do", "might"}
+    )
+)  # fmt: skip
+"""Words after a repeated first word of the gold that go on a sentence, not a place name."""
 
 
 ARTICLE_LABELS = frozenset({"a"})
@@ -928,7 +965,7 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     other = "no" if said == "yes" else "yes"
     folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
     if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
-        folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+        folded = _visible(folded)
     if _STANDALONE[other].search(folded):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"starts with {said!r}")

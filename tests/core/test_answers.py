@@ -556,3 +556,36 @@ def test_an_invisible_mark_inside_a_word_reads_as_the_prompt_shows_it() -> None:
 def test_an_invisible_mark_does_not_hide_the_other_yes_no_word() -> None:
     """A zero-width space inside 'no' hid it from the both-words check while words() reads it."""
     assert judge_yes_no("Yes, n\u200bo!", "yes").verdict == "several_candidates"
+
+
+def test_an_invisible_or_and_a_shared_first_word_offer_no_second_place() -> None:
+    """Red team (round 3): 'not in the briefing o\\u200br the briefing room, not in the
+    operations o\\u200br the operations room' paid for either room (the list check did not see
+    the 'or' the judge read), and 'hospital staff lounge hospital conference room' paid for
+    either of two places sharing a first word."""
+    story = ("Ann entered the briefing room. Ann entered the operations room. Bob entered the "
+             "hospital staff lounge. Bob entered the hospital conference room.")  # fmt: skip
+    places = story_places(story)
+    hidden = ("not in the briefing o\u200br the briefing room, not in the operations o\u200br "
+              "the operations room")  # fmt: skip
+    for gold in ("briefing room", "operations room"):
+        assert not judge_text(hidden, gold, places=places).correct
+    shared = "hospital staff lounge hospital conference room"
+    for gold in ("hospital staff lounge", "hospital conference room"):
+        assert judge_text(shared, gold, places=places).verdict == "several_candidates"
+    assert judge_text("It was in the hospital staff lounge since the hospital was quiet",
+                      "hospital staff lounge", places=places).correct  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["It can't be anywhere other than the box.", "She wouldn't search anywhere except the box.",
+     "It can't be anywhere but the box."],
+)  # fmt: skip
+def test_an_exclusion_negated_a_few_words_back_affirms(said: str) -> None:
+    """Red team (round 3): a negation 3-4 words before 'other than' / 'except' read as a
+    denial of the gold."""
+    assert judge_choice(said, "box", ["box", "basket"]).correct
+    assert judge_choice(said.replace("box", "basket"), "box", ["box", "basket"]).verdict == (
+        "wrong"
+    )

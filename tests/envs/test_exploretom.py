@@ -125,7 +125,8 @@ def test_gold_answer_is_judged_correct(structured):
 def test_a_knowledge_answer_is_one_of_the_phrases_the_question_lists(structured):
     """The question lists "(knows about it / does not know about it)". Cutting the candidates
     to "knows" / "does not know" credited "She knows nothing about it." and "Nobody knows.",
-    so the release's phrases stay the candidates."""
+    so the release's phrases stay the candidates; "knows" is an alias of the first, and those
+    two, being longer, name the second."""
     from tomgym.rewards import score_response
 
     knowing = next(it for it in structured if it.answer == "knows about it")
@@ -133,8 +134,9 @@ def test_a_knowledge_answer_is_one_of_the_phrases_the_question_lists(structured)
     for answer, verdict in (
         ("knows about it", "correct"),
         ("She knows about it.", "correct"),
-        ("She knows nothing about it.", "no_candidate"),
-        ("Nobody knows.", "no_candidate"),
+        ("She knows nothing about it.", "wrong"),
+        ("Nobody knows.", "wrong"),
+        ("No one knows.", "wrong"),
         ("doesn't know about it", "wrong"),
         ("knows about it or does not know about it", "several_candidates"),
     ):
@@ -174,9 +176,13 @@ def test_knowledge_answers_take_paraphrases_of_either_side_but_not_both(structur
     assert judge_answer("Hailey does know about it.", knows)[:2] == (True, "correct")
     assert judge_answer("Hailey doesn't know.", not_knows)[:2] == (True, "correct")
     assert judge_answer("She does not know about it, but Liam is aware.", not_knows)[0]
+    assert judge_answer("does not know or knows", knows)[1] == "several_candidates"
     assert judge_answer("Hailey doesn't know.", knows)[1] == "wrong"
     assert judge_answer("Hailey does know about it.", not_knows)[1] == "wrong"
     assert judge_answer("she knows nothing about it", knows)[0] is False
+    assert judge_answer("she knows nothing about it", not_knows)[0]  # the longest phrase wins
+    assert judge_answer("He knows.", knows)[:2] == (True, "correct")  # red team (round 3)
+    assert judge_answer("He knows.", not_knows)[1] == "wrong"
     for hedge in ("She does know, or she does not know", "does not know or does know"):
         for item in (knows, not_knows):
             assert judge_answer(hedge, item)[1] == "several_candidates"
