@@ -181,6 +181,7 @@ def listed_alternative(block: str, golds: Sequence[str]) -> bool:
     if any(len(re.split(separators, " ".join(p))) > 1 for p in phrases):
         return False  # a gold that is a list itself: left to the verifier's own coverage rule
     folded = unicodedata.normalize("NFKC", block)
+    folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")  # as read
     parts = [oracle_words(part) for part in re.split(separators, folded, flags=re.IGNORECASE)]
     parts = [part for part in parts if part]
     holds = [any(_spans(part, p) for p in phrases) for part in parts]
