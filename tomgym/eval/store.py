@@ -255,24 +255,20 @@ class RunMetadata(BaseModel):
         )
         if agent_identity(self.agent) != agent_identity(other.agent) and not moved:
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
-        if (
-            self.model_fingerprint
-            and other.model_fingerprint
-            and self.model_fingerprint != other.model_fingerprint
+        path = self.agent.partition(":")[2]
+        for taken, recorded, what in (
+            (self.model_fingerprint, other.model_fingerprint, "the weights"),
+            (
+                self.prompt_files_fingerprint,
+                other.prompt_files_fingerprint,
+                "the chat template, tokenizer or generation config",
+            ),
         ):
-            problems.append(
-                f"model files: the weights at {self.agent.partition(':')[2]} changed since the "
-                "directory's records were made (another model saved at the same path)"
-            )
-        if (
-            self.prompt_files_fingerprint
-            and other.prompt_files_fingerprint
-            and self.prompt_files_fingerprint != other.prompt_files_fingerprint
-        ):
-            problems.append(
-                f"model files: the chat template, tokenizer or generation config at "
-                f"{self.agent.partition(':')[2]} changed since the directory's records were made"
-            )
+            if taken and recorded and taken != recorded:  # unknown on either side: no evidence
+                problems.append(
+                    f"model files: {what} at {path} changed since the directory's records were "
+                    "made (another model saved at the same path)"
+                )
         if self.seed != other.seed:
             problems.append(f"seed: {self.seed} here, {other.seed} in the directory")
         here, there = effective_sampling(self.sampling), effective_sampling(other.sampling)
