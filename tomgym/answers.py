@@ -495,18 +495,16 @@ def only_affirmed(
     return kept or named
 
 
-def excluded(
-    answer: str, phrases: Sequence[tuple[str, ...]], listed: Sequence[tuple[str, ...]] = ()
-) -> bool:
+def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
     """Whether every mention of the phrases is negated right before it in its clause ("the
     box, not the basket", "it is not in the basket"; not "not sure, basket or box"), or
-    follows "or"/"nor" after a mention (of these or the ``listed`` phrases) that is: "not the
-    basket or the crate", "neither the basket nor the crate" exclude the crate too."""
+    follows "or"/"nor" after a mention of them that is ("not the box or the box"; across
+    several candidates' mentions, see :func:`only_affirmed`)."""
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     spans = _phrase_spans(tokens, phrases)
     if not spans:
         return False
-    status = _exclusions(tokens, clause_of, [*spans, *_phrase_spans(tokens, listed)])
+    status = _exclusions(tokens, clause_of, spans)
     return all(status[start] for start, _ in spans)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tomgym.agents.base import Agent, Response
+from tomgym.eval.resume import changed_keys
 from tomgym.eval.scoring import build_episode, score_response
 from tomgym.eval.store import ResultRecord, agent_kind
 from tomgym.eval.targets import EnvTarget
@@ -34,25 +35,22 @@ def rejudged(
     records: Mapping[tuple[str, int], ResultRecord],
     done: set[tuple[str, int]],
 ) -> list[ResultRecord]:
-    """New records for the finished items of ``target`` whose prompt is the stored one but
-    whose item is judged otherwise now (another gold, digest or ToM order)."""
+    """New records for the finished items of ``target`` that changed since their records were
+    made (:func:`tomgym.eval.resume.changed_keys`) but whose prompt is the stored one."""
     env = target.env
     if env is None:
         return []
     fresh = []
-    for index in target.indices():
-        record = records.get(key := (target.env_id, index))
-        if record is None or key not in done or not record.prompt or record.failed:
+    for key, _ in changed_keys(target, records, done):
+        record = records[key]
+        if not record.prompt or record.failed:
             continue
+        index = key[1]
         episode = build_episode(env, target.env_id, index, target.spec.family, False)
         item = env.current_item
         assert item is not None
         if episode.prompt != record.prompt or item.id != record.item_id:
             continue  # asked differently: not this record's item any more
-        same_gold = record.gold is None or record.gold == item.gold_text
-        same_digest = record.item_digest is None or record.item_digest == item.digest()
-        if same_gold and same_digest and record.order == item.order:
-            continue
         response = Response(
             text=record.response,
             prompt_tokens=record.prompt_tokens,
