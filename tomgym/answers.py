@@ -106,7 +106,15 @@ HEDGE_WORDS = frozenset(
 )  # fmt: skip
 """Words a part of an answer may be made of without offering another answer ("box, I think",
 "the box, obviously")."""
-_NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS
+ANSWER_LABELS = frozenset({"location", "place", "container", "person", "name", "object"})
+"""What an answer may be labelled as ("Location: staff room"): a part of these words (and hedge
+words) offers no other answer."""
+_NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS | ANSWER_LABELS
+REASON_STARTS = frozenset(
+    {"where", "which", "because", "since", "as", "who", "whom", "whose", "when", "cause"}
+)
+"""Words that start a reason or a description of the answer given before it ("staff room,
+where she left it"), not another answer; see ``lists_alternatives``."""
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -397,7 +405,10 @@ def _denied(
 
 
 def lists_alternatives(
-    answer: str, golds: Sequence[str], phrases: Sequence[tuple[str, ...]]
+    answer: str,
+    golds: Sequence[str],
+    phrases: Sequence[tuple[str, ...]],
+    reasons: bool = False,
 ) -> bool:
     """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
     punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
@@ -407,7 +418,9 @@ def lists_alternatives(
     or Carl" lists an alternative and "Anne and Bob" does not; "short" is at most
     LIST_PART_MAX_EXTRA_WORDS longer than the golds' longest item. A part that starts with a
     negation excludes rather than adds ("garden, not the hall"). ``phrases``: the golds'
-    words as mentions are matched (with their variants)."""
+    words as mentions are matched (with their variants). With ``reasons``, a part after a
+    part naming the gold that starts with one of REASON_STARTS gives a reason, not another
+    answer ("staff room, where she left it"); "kitchen, where staff room" still lists one."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
@@ -429,6 +442,7 @@ def lists_alternatives(
         and len(part_words) <= longest + LIST_PART_MAX_EXTRA_WORDS
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
+        and not (reasons and part_words[0] in REASON_STARTS and part > min(covered))
         for part, part_words in parts.items()
     )
 
@@ -884,7 +898,7 @@ def judge_text(
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases], gold_phrases):
+        if lists_alternatives(answer, [gold, *aliases], gold_phrases, reasons=True):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
         if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
@@ -919,7 +933,12 @@ def leading_yes_no(text: str) -> str | None:
         return "yes"
     if tokens[0] in NO_WORDS:
         return "no"
-    return WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
+    whole = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
+    if whole is None and tokens[0] in _HEDGE_STARTS:
+        hedged = _HEDGED_YES_NO.match(_visible(unicodedata.normalize("NFKC", text)))
+        if hedged:
+            return "yes" if hedged.group(1).casefold() in YES_WORDS else "no"
+    return whole
 
 
 WHOLE_YES_NO_ANSWERS = {
@@ -937,6 +956,16 @@ WHOLE_YES_NO_ANSWERS = {
 }  # fmt: skip
 """Whole answers that say no or yes without the word ("Not really.", "I don't think so",
 "Of course"): only as the whole answer, so "Probably not the box" is not a "no"."""
+
+
+_HEDGED_YES_NO = re.compile(
+    r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|likely)"
+    rf"[\s,:]+({'|'.join(sorted(YES_WORDS | NO_WORDS))})\b(?=\s*(?:$|[^\w\s']))",
+    re.IGNORECASE,
+)
+"""A yes or no after a hedge ("I think yes.", "Probably no, because..."), said as an answer:
+before a punctuation mark or the end ("I think no one saw it" says neither)."""
+_HEDGE_STARTS = frozenset({"i", "probably", "perhaps", "maybe", "likely"})
 
 
 ANSWER_PREAMBLES = (

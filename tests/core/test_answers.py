@@ -589,3 +589,37 @@ def test_an_exclusion_negated_a_few_words_back_affirms(said: str) -> None:
     assert judge_choice(said.replace("box", "basket"), "box", ["box", "basket"]).verdict == (
         "wrong"
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("I think yes.", "yes"), ("Probably no.", "no"), ("I believe yes, because she saw it", "yes"),
+     ("Perhaps, yes", "yes"), ("I would say no!", "no"), ("Likely no", "no")],
+)  # fmt: skip
+def test_a_yes_or_no_after_a_hedge_counts(said: str, gold: str) -> None:
+    """Left open last session: 'I think yes.' was unparsable on yes/no items."""
+    assert judge_yes_no(said, gold).correct
+    assert judge_yes_no(said, "yes" if gold == "no" else "no").verdict == "wrong"
+
+
+@pytest.mark.parametrize("said", ["I think no one saw it", "Maybe yes or no", "I think, well"])
+def test_a_hedge_before_a_word_that_only_starts_a_sentence_says_neither(said: str) -> None:
+    assert judge_yes_no(said, "no").verdict == "unparsable"
+    assert judge_yes_no(said, "yes").verdict == "unparsable"
+
+
+def test_a_short_reason_after_a_free_text_answer_is_no_alternative() -> None:
+    """Left open last session: 'staff room, where she left it' was several_candidates (the
+    reason read as a second answer), and 'Location: staff room' too."""
+    places = story_places("Ann entered the staff room. Ann moved the key to the kitchen.")
+    for answer in ("staff room, where she left it", "The staff room, because she saw it",
+                   "Location: staff room", "Place: the staff room"):  # fmt: skip
+        assert judge_text(answer, "staff room", places=places).correct, answer
+    for answer in ("kitchen, where staff room", "where kitchen, staff room",
+                   "staff room, where she left the kitchen", "Place: kitchen, staff room",
+                   "staff room, garden"):  # fmt: skip
+        assert not judge_text(answer, "staff room", places=places).correct, answer
+    # with no story places to check the reason against, it still pays for one gold only
+    for answer in ("happy, because sad", "sad, because happy"):
+        paid = [g for g in ("happy", "sad") if judge_text(answer, g).correct]
+        assert len(paid) == 1, (answer, paid)

@@ -186,12 +186,16 @@ def listed_alternative(block: str, golds: Sequence[str]) -> bool:
     parts = [part for part in parts if part]
     holds = [any(_spans(part, p) for p in phrases) for part in parts]
     longest = max(len(p) for p in phrases)
+    first_held = holds.index(True) if any(holds) else len(parts)
+    labels = {"location", "place", "container", "person", "name", "object"}  # "Location: X"
+    reasons = {"where", "which", "because", "since", "as", "who", "whom", "whose", "when", "cause"}
     return any(holds) and any(
         not held
         and len(part) <= longest + 2
         and not _negation_at(part, 0)
-        and not set(part) <= HEDGE_WORDS | REFUTING_WORDS
-        for part, held in zip(parts, holds, strict=True)
+        and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels
+        and not (number > first_held and part[0] in reasons)  # "X, where she left it"
+        for number, (part, held) in enumerate(zip(parts, holds, strict=True))
     )
 
 
@@ -233,7 +237,17 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         gold_word = oracle_words(item.answer)[0]
         if said and synonyms.get(said[0], said[0]) in ("yes", "no"):
             return synonyms.get(said[0], said[0]) == gold_word
-        return WHOLE_ANSWERS.get(" ".join(said)) == gold_word  # "Not really." is a no
+        if WHOLE_ANSWERS.get(" ".join(said)) is not None:
+            return WHOLE_ANSWERS.get(" ".join(said)) == gold_word  # "Not really." is a no
+        visible = unicodedata.normalize("NFKC", block)
+        visible = "".join(c for c in visible if unicodedata.category(c) != "Cf")
+        hedged = re.match(  # "I think yes." as an answer; "I think no one saw it" is neither
+            r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|"
+            r"likely)[\s,:]+(yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:$|[^\w\s']))",
+            visible,
+            re.IGNORECASE,
+        )
+        return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
     golds = [item.answer, *item.aliases]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
     if negated_gold(block, golds):
