@@ -552,3 +552,43 @@ def test_a_plan_recorded_by_an_older_tomgym_resumes_with_the_same_kwargs(tmp_pat
     (out / "metadata.json").write_text(json.dumps(meta))
     summary = evaluate("random", ["ToM-HiToM-O2-v0"], n=3, out=out, env_kwargs=kwargs, quiet=True)
     assert summary.complete and summary.n_items == 3
+
+
+def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge that reads a response otherwise than when it was scored (the judge of bd0b7f2
+    credits "staff room, where she left it", which the one before refused) left the run's old
+    verdict in place: the leaderboard mixed two judges' verdicts. Resuming judges every stored
+    response again, without asking the agent, and scores again those read otherwise; a second
+    resume rewrites nothing. The old judge's verdict is written into the record by hand here."""
+
+    class Explains(FirstCandidateAgent):
+        def act(self, episodes: Any) -> list[Response]:
+            self.seen.extend(episodes)
+            return [Response(text="<answer>staff room, where she left it</answer>")] * len(episodes)
+
+    env_id = "TestJudgedAgain-v0"
+    item = {"id": "q", "story": "Ann put the key in the staff room. Ann went to the kitchen.",
+            "question": "Where is the key?", "answer": "staff room", "answer_type": "text"}  # fmt: skip
+    out = tmp_path / "run"
+    try:
+        tomgym.register_tom_env(env_id, items=[item, {**item, "id": "r"}], overwrite=True)
+        first = evaluate(Explains(), [env_id], out=out, quiet=True)
+        assert first.envs[env_id].accuracy == 1.0
+        results = out / "results.jsonl"
+        records = [json.loads(line) for line in results.read_text().splitlines()]
+        old_verdict = {"correct": False, "verdict": "several_candidates", "reward": 0.0,
+                       "lenient_correct": False}  # fmt: skip
+        records[0] = {**records[0], **old_verdict, "reward_parts": {"correctness": 0.0}}
+        results.write_text("".join(json.dumps(r) + "\n" for r in records))
+        again = Explains()
+        second = evaluate(again, [env_id], out=out)
+        assert again.seen == [] and second.envs[env_id].accuracy == 1.0
+        assert "1 stored responses of TestJudgedAgain-v0 judged otherwise" in capsys.readouterr().err
+        stored = results.read_text().splitlines()
+        assert [json.loads(line)["verdict"] for line in stored][-2:] == ["correct", "correct"]
+        evaluate(Explains(), [env_id], out=out, quiet=True)
+        assert results.read_text().splitlines() == stored
+    finally:
+        tomgym.unregister_tom_env(env_id)

@@ -5,17 +5,24 @@ aliases, ToM order, the judge's metadata) without changing its prompt. The store
 then still the model's answer to that prompt: it is scored again with the env as it is now,
 instead of the run refusing to resume or asking the model again. A record whose prompt changed
 is not touched here (:func:`tomgym.eval.resume.check_items_unchanged` refuses it).
+
+A newer tomgym may also judge a response to an unchanged item otherwise (its judge credits
+"staff room, where she left it", say): every resumed run's stored responses are judged again,
+whatever the agent, and those read otherwise now are scored again (:func:`judged_again`), so
+one run's verdicts all come from one judge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from tomgym.agents.base import Agent, Response
 from tomgym.eval.resume import changed_keys
 from tomgym.eval.scoring import build_episode, score_response
 from tomgym.eval.store import ResultRecord, agent_kind
 from tomgym.eval.targets import EnvTarget
+from tomgym.items import ToMItem
+from tomgym.rewards import score_response as reward_of
 
 PROMPT_ONLY_KINDS = frozenset({"hf", "vllm", "openai", "smollm2"})
 """Agents whose response is a function of the prompt alone (the chat messages): a model. A
@@ -34,36 +41,89 @@ def rejudged(
     target: EnvTarget,
     records: Mapping[tuple[str, int], ResultRecord],
     done: set[tuple[str, int]],
+    changed: Iterable[tuple[str, int]] | None = None,
 ) -> list[ResultRecord]:
     """New records for the finished items of ``target`` that changed since their records were
-    made (:func:`tomgym.eval.resume.changed_keys`) but whose prompt is the stored one."""
+    made (``changed``, else :func:`tomgym.eval.resume.changed_keys`) but whose prompt is the
+    stored one."""
+    if changed is None:
+        changed = [key for key, _ in changed_keys(target, records, done)]
+    fresh = []
+    for key in changed:
+        record = records[key]
+        if record.prompt and not record.failed:
+            fresh += _scored_again(target, key[1], record)
+    return fresh
+
+
+JUDGED_FIELDS = ("answer", "correct", "verdict", "format_ok", "reward", "reward_parts")
+"""What the env's judge decides of a response: a stored record that differs on any is scored
+again."""
+
+
+def judged_again(
+    target: EnvTarget,
+    records: Mapping[tuple[str, int], ResultRecord],
+    keys: Iterable[tuple[str, int]],
+) -> list[ResultRecord]:
+    """New records for the stored responses among ``keys`` (finished items of ``target`` that
+    have not changed, so any agent's response still answers them) that the env judges
+    otherwise now than their record says: a newer judge, another reward rule."""
     env = target.env
     if env is None:
         return []
     fresh = []
-    for key, _ in changed_keys(target, records, done):
+    for key in keys:
         record = records[key]
-        if not record.prompt or record.failed:
+        if record.failed:
             continue
-        index = key[1]
-        episode = build_episode(env, target.env_id, index, target.spec.family, False)
+        env.reset(options={"index": key[1]})
         item = env.current_item
         assert item is not None
-        if episode.prompt != record.prompt or item.id != record.item_id:
-            continue  # asked differently: not this record's item any more
-        response = Response(
-            text=record.response,
-            prompt_tokens=record.prompt_tokens,
-            completion_tokens=record.completion_tokens,
-            seconds=record.seconds,
-            error=record.error,
-            truncated=record.truncated,
-            extra={
-                "source": record.answer_source,
-                "max_tokens_lowered_to": record.max_tokens_lowered_to,
-            },
+        _, reward, _, _, info = env.step(record.response)
+        now = (
+            info["answer"],
+            bool(info["correct"]),
+            info["verdict"],
+            bool(info["format_ok"]),
+            float(reward),
+            {k: float(v) for k, v in info["reward_parts"].items()},
         )
-        fresh.append(
-            score_response(env, episode, index, response, record.held_out, record.seconds or 0.0)
-        )
+        if now != tuple(getattr(record, name) for name in JUDGED_FIELDS) or (
+            info["verdict"] == "no_answer" and _lenient_changed(record, item, env.prefill)
+        ):
+            fresh += _scored_again(target, key[1], record)
     return fresh
+
+
+def _lenient_changed(record: ResultRecord, item: ToMItem, prefill: str) -> bool:
+    """Whether the untagged diagnostic (see scoring.score_response) reads the response
+    otherwise now."""
+    if record.lenient_correct is None or not record.response.strip():
+        return False
+    return reward_of(record.response, item, "lenient", prefill).correct != record.lenient_correct
+
+
+def _scored_again(target: EnvTarget, index: int, record: ResultRecord) -> list[ResultRecord]:
+    """The stored response scored with the env as it is now, as a new record; none where the
+    item is asked otherwise now (not this record's item any more)."""
+    env = target.env
+    assert env is not None
+    episode = build_episode(env, target.env_id, index, target.spec.family, False)
+    item = env.current_item
+    assert item is not None
+    if (record.prompt and episode.prompt != record.prompt) or item.id != record.item_id:
+        return []
+    response = Response(
+        text=record.response,
+        prompt_tokens=record.prompt_tokens,
+        completion_tokens=record.completion_tokens,
+        seconds=record.seconds,
+        error=record.error,
+        truncated=record.truncated,
+        extra={
+            "source": record.answer_source,
+            "max_tokens_lowered_to": record.max_tokens_lowered_to,
+        },
+    )
+    return [score_response(env, episode, index, response, record.held_out, record.seconds or 0.0)]

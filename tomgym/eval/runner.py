@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from tomgym.agents.base import RUN_SETTINGS, Agent, check_agent_options, make_agent
 from tomgym.eval.metrics import Summary, summarise
-from tomgym.eval.rejudge import answers_the_prompt_only, rejudged
+from tomgym.eval.rejudge import answers_the_prompt_only, judged_again, rejudged
 from tomgym.eval.resume import (
     OutputDirError,
     RunConflictError,
@@ -211,17 +211,25 @@ def evaluate(
         }
         # Items changed since their records were made: a baseline's or the oracle's answers
         # read the item, so they are asked again (their stale records dropped once the run is
-        # accepted); a model's stored response to an unchanged prompt is scored again. Nothing
+        # accepted); a model's stored response to an unchanged prompt is scored again. The
+        # unchanged items' responses are judged again, whatever the agent: those a newer judge
+        # reads otherwise are scored again, so one run's verdicts come from one judge. Nothing
         # is written before every check has passed: a refused run changes no file.
         stale: dict[str, list[tuple[str, int]]] = {}
         fresh: dict[str, list[ResultRecord]] = {}
+        regraded: dict[str, list[ResultRecord]] = {}
         for target in targets:
+            changed = [key for key, _ in changed_keys(target, best, done)]
+            unchanged = done.difference(changed)
+            keys = [k for i in target.indices() if (k := (target.env_id, i)) in unchanged]
+            regraded[target.env_id] = judged_again(target, best, keys)
             if answers_the_prompt_only(agent):
-                fresh[target.env_id] = rejudged(target, best, done)
+                fresh[target.env_id] = rejudged(target, best, done, changed)
                 best.update((record.key, record) for record in fresh[target.env_id])
             else:
-                stale[target.env_id] = [key for key, _ in changed_keys(target, best, done)]
+                stale[target.env_id] = changed
                 done.difference_update(stale[target.env_id])
+            best.update((record.key, record) for record in regraded[target.env_id])
         check_items_unchanged(directory, targets, best, done)
         pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
         if old is not None and old.seed_scheme != metadata.seed_scheme:
@@ -261,7 +269,7 @@ def evaluate(
             # run's rerun is checked against it (their own descriptions come at the end)
             described = {**metadata.agent_description, "revision": options["revision"]}
             metadata = metadata.model_copy(update={"agent_description": described})
-        apply_item_changes(store, stale, fresh, quiet)
+        apply_item_changes(store, stale, fresh, quiet, regraded)
         write_json(directory / METADATA_FILE, metadata)
         if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
@@ -313,16 +321,29 @@ def apply_item_changes(
     stale: Mapping[str, Sequence[tuple[str, int]]],
     fresh: Mapping[str, Sequence[ResultRecord]],
     quiet: bool,
+    regraded: Mapping[str, Sequence[ResultRecord]] | None = None,
 ) -> None:
-    """Write what resuming over changed items decided: drop the stale records of items a
-    baseline is asked again (an interrupted run then counts them as pending, not as their old
-    verdicts), append the re-scored records of a model, and say how many of each."""
+    """Write what resuming decided: drop the stale records of changed items a baseline is
+    asked again (an interrupted run then counts them as pending, not as their old verdicts),
+    append the re-scored records of a model's changed items and of every unchanged item the
+    judge reads otherwise now, and say how many of each."""
+    regraded = regraded or {}
     dropped = {key for keys in stale.values() for key in keys}
     if dropped:
         store.rewrite([record for record in store.load() if record.key not in dropped])
     rescored = [record for records in fresh.values() for record in records]
+    rescored += [record for records in regraded.values() for record in records]
     if rescored:
         store.append(rescored)
+    for env_id, records in regraded.items():
+        if records and not quiet:
+            gained = sum(r.correct for r in records)
+            print(
+                f"tomgym: note: {len(records)} stored responses of {env_id} judged otherwise by "
+                f"this tomgym's judge, scored again ({gained} now correct, "
+                f"{len(records) - gained} not)",
+                file=sys.stderr,
+            )
     for env_id, keys in stale.items():
         if keys and not quiet:
             print(
