@@ -218,8 +218,10 @@ def evaluate(
         stale: dict[str, list[tuple[str, int]]] = {}
         fresh: dict[str, list[ResultRecord]] = {}
         regraded: dict[str, list[ResultRecord]] = {}
+        changed_anywhere: set[tuple[str, int]] = set()
         for target in targets:
             changed = [key for key, _ in changed_keys(target, best, done)]
+            changed_anywhere.update(changed)
             unchanged = done.difference(changed)
             keys = [k for i in target.indices() if (k := (target.env_id, i)) in unchanged]
             regraded[target.env_id] = judged_again(target, best, keys)
@@ -230,7 +232,8 @@ def evaluate(
                 stale[target.env_id] = changed
                 done.difference_update(stale[target.env_id])
             best.update((record.key, record) for record in regraded[target.env_id])
-        check_items_unchanged(directory, targets, best, done)
+        # only a changed item can still be one (an unchanged item's record was checked above)
+        check_items_unchanged(directory, targets, best, done & changed_anywhere)
         pending = {t.env_id: [i for i in t.indices() if (t.env_id, i) not in done] for t in targets}
         if old is not None and old.seed_scheme != metadata.seed_scheme:
             if sampled and any(pending.values()):
