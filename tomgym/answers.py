@@ -111,10 +111,13 @@ ANSWER_LABELS = frozenset({"location", "place", "container", "person", "name", "
 words) offers no other answer."""
 _NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS | ANSWER_LABELS
 REASON_STARTS = frozenset(
-    {"where", "which", "because", "since", "as", "who", "whom", "whose", "when", "cause"}
+    {"where", "which", "because", "since", "who", "whom", "whose", "when", "cause"}
 )
 """Words that start a reason or a description of the answer given before it ("staff room,
-where she left it"), not another answer; see ``lists_alternatives``."""
+where she left it"), not another answer; see ``lists_alternatives``. Not "as": "A, as well as
+B" adds an answer."""
+REASON_SEPARATORS = frozenset({",", ";", "("})
+"""What may stand before such a reason: "A or where B is" offers B."""
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -437,12 +440,22 @@ def lists_alternatives(
     if len(parts) < 2:
         return False
     covered = {part_of[i] for s, e in _phrase_spans(tokens, phrases) for i in range(s, e)}
+
+    def gives_reason(part: int, part_words: list[str]) -> bool:
+        """A reason after the answer ("staff room, where she left it")."""
+        return (
+            reasons
+            and part > min(covered)
+            and part_words[0] in REASON_STARTS
+            and pieces[part - 1].strip() in REASON_SEPARATORS
+        )
+
     return bool(covered) and any(
         part not in covered
         and len(part_words) <= longest + LIST_PART_MAX_EXTRA_WORDS
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
-        and not (reasons and part_words[0] in REASON_STARTS and part > min(covered))
+        and not gives_reason(part, part_words)
         for part, part_words in parts.items()
     )
 
@@ -752,14 +765,15 @@ def names_other_entity(
     # Another place that starts as the gold does ("hospital staff lounge hospital conference
     # room"): the gold's first word again, outside its mentions, then a word the gold lacks
     # that could go on a place name (not "the hostel dorm, as the hostel was...").
+    # A possessive reads on to its place: "the hospital's conference room".
     starts = {phrase[0] for phrase in gold_phrases}
     return any(
         t in starts
-        and i + 1 < len(tokens)
-        and tokens[i + 1] not in gold_words
-        and tokens[i + 1].isalpha()
-        and tokens[i + 1] not in _NOT_PLACE_WORDS
-        and not excluded(answer, [(t, tokens[i + 1])])
+        and (j := i + 2 if tokens[i + 1 : i + 2] == ["s"] else i + 1) < len(tokens)
+        and tokens[j] not in gold_words
+        and tokens[j].isalpha()
+        and tokens[j] not in _NOT_PLACE_WORDS
+        and not excluded(answer, [(t, tokens[j])])
         for i, t in outside
     )
 
@@ -993,9 +1007,31 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
     if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
         folded = _visible(folded)
-    if _STANDALONE[other].search(folded):
+    if _STANDALONE[other].search(folded) or any(
+        _clause_says(clause) == other for clause in _YES_NO_CLAUSES.split(folded)[1:]
+    ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"starts with {said!r}")
+
+
+_YES_NO_CLAUSES = re.compile(
+    r"[,;.!?:()\[\]/\\\n\u2014\u2013\u2026\u3001\uff0c\ufe50\u201a]|\s-+\s"
+)
+"""Where a yes/no answer's later clauses start ("Yes, maybe not.")."""
+
+
+def _clause_says(clause: str) -> str | None:
+    """What a later clause of a yes/no answer says as an answer (not "no one told him"): a
+    whole answer ("not really"), a yes/no after a hedge ("I think no"), or a hedge ending in
+    "not" (no) or "so" (yes): "maybe not", "I guess so". (A bare yes/no is _STANDALONE's.)"""
+    tokens = words(clause)
+    said = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
+    if said is None and tokens and tokens[0] in _HEDGE_STARTS:
+        hedged = _HEDGED_YES_NO.match(clause)
+        said = ("yes" if hedged[1].casefold() in YES_WORDS else "no") if hedged else None
+    if said is None and len(tokens) >= 2 and HEDGE_WORDS.issuperset(tokens[:-1]):
+        said = {"not": "no", "so": "yes"}.get(tokens[-1])
+    return said
 
 
 _STANDALONE = {

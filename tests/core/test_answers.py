@@ -623,3 +623,42 @@ def test_a_short_reason_after_a_free_text_answer_is_no_alternative() -> None:
     for answer in ("happy, because sad", "sad, because happy"):
         paid = [g for g in ("happy", "sad") if judge_text(answer, g).correct]
         assert len(paid) == 1, (answer, paid)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["hospital staff lounge, where the hospital's conference room",
+     "hospital staff lounge hospital's conference room",
+     "hospital staff lounge, as well as the common room",
+     "hospital staff lounge or where the common room is"],
+)  # fmt: skip
+def test_a_reason_word_does_not_hide_another_place(answer: str) -> None:
+    """Red team of the reason rule: a possessive ("the hospital's conference room") was read as
+    no place, "as well as" as a reason, and "or where B is" as one."""
+    story = ("Ann entered the hospital staff lounge. Bob entered the hospital conference room. "
+             "Carl walked into the common room.")  # fmt: skip
+    verdict = judge_text(answer, "hospital staff lounge", places=story_places(story)).verdict
+    assert verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("Maybe yes, maybe not.", "yes"), ("I think yes. I think not.", "yes"),
+     ("Probably yes\u2014not really.", "yes"), ("Yes, maybe not.", "yes"),
+     ("Maybe no, maybe so.", "no"), ("No, maybe so.", "no"), ("I think no. I think so.", "no")],
+)  # fmt: skip
+def test_a_yes_or_no_taken_back_in_a_later_clause_says_both(said: str, gold: str) -> None:
+    """Red team: 'Maybe yes, maybe not.' paid on 6,949 ExploreToM and OpenToM yes/no items (and
+    'Yes, maybe not.' before the hedge rule): the other answer was looked for as a yes/no word
+    only."""
+    assert judge_yes_no(said, gold).verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("Yes, I think so.", "yes"), ("No, I don't think so.", "no"), ("No, of course not", "no"),
+     ("No, it is not.", "no"), ("Yes. She saw it, so she knows.", "yes"),
+     ("No, so she does not know.", "no")],
+)  # fmt: skip
+def test_a_later_clause_that_agrees_or_says_neither_keeps_the_answer(said: str, gold: str) -> None:
+    assert judge_yes_no(said, gold).correct

@@ -182,19 +182,24 @@ def listed_alternative(block: str, golds: Sequence[str]) -> bool:
         return False  # a gold that is a list itself: left to the verifier's own coverage rule
     folded = unicodedata.normalize("NFKC", block)
     folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")  # as read
-    parts = [oracle_words(part) for part in re.split(separators, folded, flags=re.IGNORECASE)]
-    parts = [part for part in parts if part]
+    pieces = re.split(f"({separators})", folded, flags=re.IGNORECASE)
+    parts, before = [], []  # each part's words and the separator just before it
+    for number in range(0, len(pieces), 2):
+        if oracle_words(pieces[number]):
+            parts.append(oracle_words(pieces[number]))
+            before.append(pieces[number - 1].strip() if number else "")
     holds = [any(_spans(part, p) for p in phrases) for part in parts]
     longest = max(len(p) for p in phrases)
     first_held = holds.index(True) if any(holds) else len(parts)
     labels = {"location", "place", "container", "person", "name", "object"}  # "Location: X"
-    reasons = {"where", "which", "because", "since", "as", "who", "whom", "whose", "when", "cause"}
+    reasons = {"where", "which", "because", "since", "who", "whom", "whose", "when", "cause"}
     return any(holds) and any(
         not held
         and len(part) <= longest + 2
         and not _negation_at(part, 0)
         and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels
-        and not (number > first_held and part[0] in reasons)  # "X, where she left it"
+        # "X, where she left it" (not "X or where Y is")
+        and not (number > first_held and part[0] in reasons and before[number] in {",", ";", "("})
         for number, (part, held) in enumerate(zip(parts, holds, strict=True))
     )
 

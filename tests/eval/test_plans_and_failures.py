@@ -570,7 +570,8 @@ def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge
 
     env_id = "TestJudgedAgain-v0"
     item = {"id": "q", "story": "Ann put the key in the staff room. Ann went to the kitchen.",
-            "question": "Where is the key?", "answer": "staff room", "answer_type": "text"}  # fmt: skip
+            "question": "Where is the key?", "answer": "staff room",
+            "answer_type": "text"}  # fmt: skip
     out = tmp_path / "run"
     try:
         tomgym.register_tom_env(env_id, items=[item, {**item, "id": "r"}], overwrite=True)
@@ -585,7 +586,8 @@ def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge
         again = Explains()
         second = evaluate(again, [env_id], out=out)
         assert again.seen == [] and second.envs[env_id].accuracy == 1.0
-        assert "1 stored responses of TestJudgedAgain-v0 judged otherwise" in capsys.readouterr().err
+        note = "1 stored responses of TestJudgedAgain-v0 judged otherwise"
+        assert note in capsys.readouterr().err
         stored = results.read_text().splitlines()
         assert [json.loads(line)["verdict"] for line in stored][-2:] == ["correct", "correct"]
         evaluate(Explains(), [env_id], out=out, quiet=True)
