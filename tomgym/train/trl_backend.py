@@ -98,6 +98,15 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
+def _hide_checkpointing_renames() -> None:
+    """Ignore transformers' FutureWarnings that ``gradient_checkpointing*`` is being renamed:
+    TRL's own GRPOConfig default and calls raise them, on every run, with nothing for a user to
+    change (call inside ``warnings.catch_warnings()``)."""
+    warnings.filterwarnings(
+        "ignore", message=r"`\w*gradient_checkpointing\w*` is deprecated", category=FutureWarning
+    )
+
+
 TRL_MICRO_BATCH = 8
 """Most completions in one TRL forward and backward pass (per device)."""
 
@@ -208,12 +217,14 @@ def _train_trl(
     write_run_config(out, config)
     # TRL types a reward as list[float | None]; ours give None only for a row they cannot score.
     reward_funcs: list[Any] = list(tom_reward_funcs())
-    trainer = trl.GRPOTrainer(
-        model=resolve_model_path(args.model),
-        reward_funcs=reward_funcs,
-        args=trl.GRPOConfig(**settings),
-        train_dataset=dataset,
-    )
+    with warnings.catch_warnings():
+        _hide_checkpointing_renames()
+        trainer = trl.GRPOTrainer(
+            model=resolve_model_path(args.model),
+            reward_funcs=reward_funcs,
+            args=trl.GRPOConfig(**settings),
+            train_dataset=dataset,
+        )
     # A rerun after an interruption goes on from the last checkpoint-N that TRL finished saving
     # (transformers' get_last_checkpoint takes any checkpoint-N, and resuming from one cut
     # short fails on its missing trainer_state.json, on every rerun).
@@ -226,7 +237,9 @@ def _train_trl(
     last = last_trainer_checkpoint(out) if out.is_dir() else None
     if last is not None:
         print(f"resuming from {last}", flush=True)
-    trainer.train(resume_from_checkpoint=str(last) if last is not None else None)
+    with warnings.catch_warnings():
+        _hide_checkpointing_renames()
+        trainer.train(resume_from_checkpoint=str(last) if last is not None else None)
     final = out / "final"
     trainer.save_model(str(final))
     print(f"saved {final}")
