@@ -765,15 +765,15 @@ def names_other_entity(
     # Another place that starts as the gold does ("hospital staff lounge hospital conference
     # room"): the gold's first word again, outside its mentions, then a word the gold lacks
     # that could go on a place name (not "the hostel dorm, as the hostel was...").
-    # A possessive reads on to its place: "the hospital's conference room".
+    # (A possessive, "the hotel's upper floor", is no other place: "s" is a _NOT_PLACE_WORDS.)
     starts = {phrase[0] for phrase in gold_phrases}
     return any(
         t in starts
-        and (j := i + 2 if tokens[i + 1 : i + 2] == ["s"] else i + 1) < len(tokens)
-        and tokens[j] not in gold_words
-        and tokens[j].isalpha()
-        and tokens[j] not in _NOT_PLACE_WORDS
-        and not excluded(answer, [(t, tokens[j])])
+        and i + 1 < len(tokens)
+        and tokens[i + 1] not in gold_words
+        and tokens[i + 1].isalpha()
+        and tokens[i + 1] not in _NOT_PLACE_WORDS
+        and not excluded(answer, [(t, tokens[i + 1])])
         for i, t in outside
     )
 
@@ -1008,7 +1008,7 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
         folded = _visible(folded)
     if _STANDALONE[other].search(folded) or any(
-        _clause_says(clause) == other for clause in _YES_NO_CLAUSES.split(folded)[1:]
+        _clause_says(clause) in (other, "either") for clause in _YES_NO_CLAUSES.split(folded)[1:]
     ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"starts with {said!r}")
@@ -1016,22 +1016,48 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
 
 _YES_NO_CLAUSES = re.compile(
     r"[,;.!?:()\[\]/\\\n\u2014\u2013\u2026\u3001\uff0c\ufe50\u201a]|\s-+\s"
+    r"|(?=\b(?:or|but|though|although|unless)\b)",
+    re.IGNORECASE,
 )
 """Where a yes/no answer's later clauses start ("Yes, maybe not.")."""
 
 
 def _clause_says(clause: str) -> str | None:
-    """What a later clause of a yes/no answer says as an answer (not "no one told him"): a
-    whole answer ("not really"), a yes/no after a hedge ("I think no"), or a hedge ending in
-    "not" (no) or "so" (yes): "maybe not", "I guess so". (A bare yes/no is _STANDALONE's.)"""
+    """What a later clause of a yes/no answer says as an answer of its own (not "no one told
+    him", not "of course, she left", not "that is so"): a whole answer that says not or so
+    ("not really", "I don't think so"), a yes/no after a hedge ("I think no"), hedging leads
+    ending in "not" (no) or "so" (yes) ("maybe not", "but I guess so", "or not"), or
+    "either" for a connective before a bare maybe ("but probably"), which takes the answer
+    back. (A bare yes/no is _STANDALONE's.)"""
     tokens = words(clause)
-    said = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
-    if said is None and tokens and tokens[0] in _HEDGE_STARTS:
+    core = tokens
+    while core and core[0] in _CONNECTIVES:  # "or not really": the clause after its "or"
+        core = core[1:]
+    if not core:
+        return None
+    whole = WHOLE_YES_NO_ANSWERS.get(tuple(core))
+    if whole is not None and ("not" in core or core[-1] == "so"):
+        return whole  # not "Of course" after a no: "No. Of course, she left."
+    if tokens[0] in _HEDGE_STARTS:
         hedged = _HEDGED_YES_NO.match(clause)
-        said = ("yes" if hedged[1].casefold() in YES_WORDS else "no") if hedged else None
-    if said is None and len(tokens) >= 2 and HEDGE_WORDS.issuperset(tokens[:-1]):
-        said = {"not": "no", "so": "yes"}.get(tokens[-1])
-    return said
+        if hedged:
+            return "yes" if hedged[1].casefold() in YES_WORDS else "no"
+    leads, last = tokens[:-1], tokens[-1]
+    if leads and _HEDGING_LEADS.issuperset(leads):
+        if last in ("not", "so"):
+            return "no" if last == "not" else "yes"
+        if last in _MAYBE and not _CONNECTIVES.isdisjoint(leads):
+            return "either"
+    return None
+
+
+_CONNECTIVES = frozenset({"or", "but", "though", "although", "unless", "then", "again"})
+_MAYBE = frozenset({"maybe", "perhaps", "possibly", "probably", "likely"})
+_HEDGING_LEADS = (
+    _CONNECTIVES | _MAYBE | {"i", "think", "guess", "believe", "suppose", "would", "say", "well"}
+)
+"""Words a later clause of a yes/no answer may open with before a "not" or "so" that says the
+answer again ("but maybe not"): hedges and connectives, not a sentence ("is it not?")."""
 
 
 _STANDALONE = {

@@ -627,14 +627,13 @@ def test_a_short_reason_after_a_free_text_answer_is_no_alternative() -> None:
 
 @pytest.mark.parametrize(
     "answer",
-    ["hospital staff lounge, where the hospital's conference room",
-     "hospital staff lounge hospital's conference room",
-     "hospital staff lounge, as well as the common room",
+    ["hospital staff lounge, as well as the common room",
      "hospital staff lounge or where the common room is"],
 )  # fmt: skip
 def test_a_reason_word_does_not_hide_another_place(answer: str) -> None:
-    """Red team of the reason rule: a possessive ("the hospital's conference room") was read as
-    no place, "as well as" as a reason, and "or where B is" as one."""
+    """Red team of the reason rule: "as well as" read as a reason, and "or where B is" as one.
+    (A possessive, "where the hospital's conference room", still reads as no place: read as
+    one, it refused "The hotel lobby, on the hotel's upper floor" on 424 ExploreToM items.)"""
     story = ("Ann entered the hospital staff lounge. Bob entered the hospital conference room. "
              "Carl walked into the common room.")  # fmt: skip
     verdict = judge_text(answer, "hospital staff lounge", places=story_places(story)).verdict
@@ -661,4 +660,44 @@ def test_a_yes_or_no_taken_back_in_a_later_clause_says_both(said: str, gold: str
      ("No, so she does not know.", "no")],
 )  # fmt: skip
 def test_a_later_clause_that_agrees_or_says_neither_keeps_the_answer(said: str, gold: str) -> None:
+    assert judge_yes_no(said, gold).correct
+
+
+def test_a_possessive_after_the_gold_is_no_other_place() -> None:
+    """Red team (round 2): reading "the hotel's upper floor" as another place refused 424
+    committed ExploreToM answers."""
+    places = story_places("Ann entered the hotel lobby. Bob entered the hotel kitchen.")
+    for answer in ("The hotel lobby on the hotel's upper floor.",
+                   "the hotel lobby, in the hotel's east wing"):  # fmt: skip
+        assert judge_text(answer, "hotel lobby", places=places).correct, answer
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Yes, or maybe not.", "Yes, but probably not.", "Yes, though possibly not.",
+     "Yes or maybe not.", "Yes (or not).", "Yes, or not really.", "Yes, unless not.",
+     "Maybe yes, or not.", "I think yes, but maybe not.", "Yes, then again maybe not."],
+)  # fmt: skip
+def test_a_yes_taken_back_by_a_connective_says_both(said: str) -> None:
+    """Red team (round 2): a later clause opening with "or", "but", "though"... was not read,
+    so these paid on all 4,013 gold-yes ExploreToM and OpenToM items (two of them only since
+    the hedged yes); and "No, but probably." takes a no back."""
+    assert judge_yes_no(said, "yes").verdict == "several_candidates"
+    if "really" not in said:  # ("so really" says nothing)
+        flipped = said.replace("Yes", "No").replace("yes", "no").replace("not", "so")
+        assert judge_yes_no(flipped, "no").verdict == "several_candidates", flipped
+    assert judge_yes_no("No, but probably.", "no").verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    ("said", "gold"),
+    [("No. Of course, Kaitlyn had left before it happened.", "no"), ("No, definitely.", "no"),
+     ("No. Certainly.", "no"), ("No, she does not. I think that is so.", "no"),
+     ("No. Is that so? No.", "no"), ("No, and rightly so", "no"), ("Yes, is it not?", "yes"),
+     ("Yes, though not fully", "yes"), ("Yes, although she was not there", "yes"),
+     ("No, but she thinks so", "no")],
+)  # fmt: skip
+def test_a_later_clause_that_only_affirms_keeps_the_answer(said: str, gold: str) -> None:
+    """Red team (round 2): "Of course" after a no read as a yes, and "that is so" or "is it
+    not?" as answers, refusing committed answers on 1,844 gold-no items."""
     assert judge_yes_no(said, gold).correct
