@@ -587,10 +587,36 @@ def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge
         second = evaluate(again, [env_id], out=out)
         assert again.seen == [] and second.envs[env_id].accuracy == 1.0
         note = "1 stored responses of TestJudgedAgain-v0 judged otherwise"
-        assert note in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert note in err and "(1 newly correct, 0 newly wrong" in err
         stored = results.read_text().splitlines()
         assert [json.loads(line)["verdict"] for line in stored][-2:] == ["correct", "correct"]
         evaluate(Explains(), [env_id], out=out, quiet=True)
         assert results.read_text().splitlines() == stored
+        # A record of an older tomgym, without the item's digest: that its item is unchanged
+        # is not known well enough to stamp a new record with the current digest (review).
+        old_record = {**json.loads(stored[0]), **old_verdict, "item_digest": None}
+        results.write_text("".join([json.dumps(old_record) + "\n", stored[1] + "\n"]))
+        evaluate(Explains(), [env_id], out=out, quiet=True)
+        kept = json.loads(results.read_text().splitlines()[0])
+        assert kept["verdict"] == "several_candidates" and kept["item_digest"] is None
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_a_finished_run_resumed_with_workers_starts_no_ray(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review: with nothing left to ask, --workers 2 still started Ray (and a bad --ray-address
+    hung there, after the re-scored records were written)."""
+    out = tmp_path / "run"
+    evaluate("random", ["ToM-HiToM-O2-v0"], n=3, out=out, quiet=True)
+
+    def no_ray(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("Ray started for a finished run")
+
+    import tomgym.eval.distributed
+
+    monkeypatch.setattr(tomgym.eval.distributed, "run_distributed", no_ray)
+    again = evaluate("random", ["ToM-HiToM-O2-v0"], n=3, out=out, quiet=True, workers=2)
+    assert again.complete and again.n_items == 3

@@ -68,15 +68,18 @@ def judged_again(
 ) -> list[ResultRecord]:
     """New records for the stored responses among ``keys`` (finished items of ``target`` that
     have not changed, so any agent's response still answers them) that the env judges
-    otherwise now than their record says: a newer judge, another reward rule."""
+    otherwise now than their record says: a newer judge, another reward rule. Records without
+    an item digest or prompt (an older tomgym's) are left as they are: that their item is
+    unchanged is known from its id, gold and order only, and a new record would stamp them
+    with the current item's digest."""
     env = target.env
     if env is None:
         return []
     fresh = []
     for key in keys:
         record = records[key]
-        if record.failed:
-            continue
+        if record.failed or not record.item_digest or not record.prompt:
+            continue  # written before records kept both: unchanged is not known well enough
         env.reset(options={"index": key[1]})
         item = env.current_item
         assert item is not None

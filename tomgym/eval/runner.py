@@ -218,6 +218,7 @@ def evaluate(
         stale: dict[str, list[tuple[str, int]]] = {}
         fresh: dict[str, list[ResultRecord]] = {}
         regraded: dict[str, list[ResultRecord]] = {}
+        flips: dict[str, tuple[int, int]] = {}  # env -> (newly correct, newly wrong)
         changed_anywhere: set[tuple[str, int]] = set()
         for target in targets:
             changed = [key for key, _ in changed_keys(target, best, done)]
@@ -231,6 +232,10 @@ def evaluate(
             else:
                 stale[target.env_id] = changed
                 done.difference_update(stale[target.env_id])
+            flips[target.env_id] = (
+                sum(r.correct and not best[r.key].correct for r in regraded[target.env_id]),
+                sum(best[r.key].correct and not r.correct for r in regraded[target.env_id]),
+            )
             best.update((record.key, record) for record in regraded[target.env_id])
         # only a changed item can still be one (an unchanged item's record was checked above)
         check_items_unchanged(directory, targets, best, done & changed_anywhere)
@@ -272,7 +277,7 @@ def evaluate(
             # run's rerun is checked against it (their own descriptions come at the end)
             described = {**metadata.agent_description, "revision": options["revision"]}
             metadata = metadata.model_copy(update={"agent_description": described})
-        apply_item_changes(store, stale, fresh, quiet, regraded)
+        apply_item_changes(store, stale, fresh, quiet, regraded, flips)
         write_json(directory / METADATA_FILE, metadata)
         if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
@@ -282,7 +287,7 @@ def evaluate(
                     )
 
         try:
-            if distributed:
+            if distributed and any(pending.values()):  # nothing to ask: no Ray to start
                 from tomgym.eval.distributed import run_distributed
 
                 info = run_distributed(
@@ -325,6 +330,7 @@ def apply_item_changes(
     fresh: Mapping[str, Sequence[ResultRecord]],
     quiet: bool,
     regraded: Mapping[str, Sequence[ResultRecord]] | None = None,
+    flips: Mapping[str, tuple[int, int]] | None = None,
 ) -> None:
     """Write what resuming decided: drop the stale records of changed items a baseline is
     asked again (an interrupted run then counts them as pending, not as their old verdicts),
@@ -340,11 +346,11 @@ def apply_item_changes(
         store.append(rescored)
     for env_id, records in regraded.items():
         if records and not quiet:
-            gained = sum(r.correct for r in records)
+            gained, lost = (flips or {}).get(env_id, (0, 0))
             print(
                 f"tomgym: note: {len(records)} stored responses of {env_id} judged otherwise by "
-                f"this tomgym's judge, scored again ({gained} now correct, "
-                f"{len(records) - gained} not)",
+                f"this tomgym's judge, scored again ({gained} newly correct, {lost} newly "
+                "wrong, the rest another verdict or reward only)",
                 file=sys.stderr,
             )
     for env_id, keys in stale.items():
