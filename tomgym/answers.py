@@ -949,9 +949,7 @@ def leading_yes_no(text: str) -> str | None:
         return "no"
     whole = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
     if whole is None and tokens[0] in _HEDGE_STARTS:
-        hedged = _HEDGED_YES_NO.match(_visible(unicodedata.normalize("NFKC", text)))
-        if hedged:
-            return "yes" if hedged.group(1).casefold() in YES_WORDS else "no"
+        return _hedged_yes_no(_visible(unicodedata.normalize("NFKC", text)))
     return whole
 
 
@@ -980,6 +978,14 @@ _HEDGED_YES_NO = re.compile(
 """A yes or no after a hedge ("I think yes.", "Probably no, because..."), said as an answer:
 before a punctuation mark or the end ("I think no one saw it" says neither)."""
 _HEDGE_STARTS = frozenset({"i", "probably", "perhaps", "maybe", "likely"})
+
+
+def _hedged_yes_no(text: str) -> str | None:
+    """The yes or no a text opening with a hedge says as its answer (_HEDGED_YES_NO)."""
+    hedged = _HEDGED_YES_NO.match(text)
+    if hedged is None:
+        return None
+    return "yes" if hedged[1].casefold() in YES_WORDS else "no"
 
 
 ANSWER_PREAMBLES = (
@@ -1038,10 +1044,9 @@ def _clause_says(clause: str) -> str | None:
     whole = WHOLE_YES_NO_ANSWERS.get(tuple(core))
     if whole is not None and ("not" in core or core[-1] == "so"):
         return whole  # not "Of course" after a no: "No. Of course, she left."
-    if tokens[0] in _HEDGE_STARTS:
-        hedged = _HEDGED_YES_NO.match(clause)
-        if hedged:
-            return "yes" if hedged[1].casefold() in YES_WORDS else "no"
+    said = _hedged_yes_no(clause) if tokens[0] in _HEDGE_STARTS else None
+    if said is not None:
+        return said
     leads, last = tokens[:-1], tokens[-1]
     if leads and _HEDGING_LEADS.issuperset(leads):
         if last in ("not", "so"):

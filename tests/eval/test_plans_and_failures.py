@@ -593,6 +593,11 @@ def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge
         assert [json.loads(line)["verdict"] for line in stored][-2:] == ["correct", "correct"]
         evaluate(Explains(), [env_id], out=out, quiet=True)
         assert results.read_text().splitlines() == stored
+        # the untagged diagnostic is part of what is judged again, whatever the verdict
+        lenient_off = {**json.loads(stored[1]), "lenient_correct": False}
+        results.write_text("".join([stored[0] + "\n", json.dumps(lenient_off) + "\n"]))
+        evaluate(Explains(), [env_id], out=out, quiet=True)
+        assert json.loads(results.read_text().splitlines()[1])["lenient_correct"] is True
         # A record of an older tomgym, without the item's digest: that its item is unchanged
         # is not known well enough to stamp a new record with the current digest (review).
         old_record = {**json.loads(stored[0]), **old_verdict, "item_digest": None}

@@ -17,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from tomgym.agents.base import Agent, Response
-from tomgym.eval.resume import changed_keys
-from tomgym.eval.scoring import build_episode, score_response
+from tomgym.eval.scoring import build_episode, lenient_correct, score_response
 from tomgym.eval.store import ResultRecord, agent_kind
 from tomgym.eval.targets import EnvTarget
-from tomgym.items import ToMItem
-from tomgym.rewards import score_response as reward_of
 
 PROMPT_ONLY_KINDS = frozenset({"hf", "vllm", "openai", "smollm2"})
 """Agents whose response is a function of the prompt alone (the chat messages): a model. A
@@ -40,14 +37,11 @@ def answers_the_prompt_only(agent: str | Agent) -> bool:
 def rejudged(
     target: EnvTarget,
     records: Mapping[tuple[str, int], ResultRecord],
-    done: set[tuple[str, int]],
-    changed: Iterable[tuple[str, int]] | None = None,
+    changed: Iterable[tuple[str, int]],
 ) -> list[ResultRecord]:
     """New records for the finished items of ``target`` that changed since their records were
-    made (``changed``, else :func:`tomgym.eval.resume.changed_keys`) but whose prompt is the
-    stored one."""
-    if changed is None:
-        changed = [key for key, _ in changed_keys(target, records, done)]
+    made (``changed``: :func:`tomgym.eval.resume.changed_keys`) but whose prompt is the stored
+    one."""
     fresh = []
     for key in changed:
         record = records[key]
@@ -84,6 +78,7 @@ def judged_again(
         item = env.current_item
         assert item is not None
         _, reward, _, _, info = env.step(record.response)
+        lenient = lenient_correct(record.response, item, info, env.prefill)
         now = (
             info["answer"],
             bool(info["correct"]),
@@ -92,19 +87,10 @@ def judged_again(
             float(reward),
             {k: float(v) for k, v in info["reward_parts"].items()},
         )
-        if now != tuple(getattr(record, name) for name in JUDGED_FIELDS) or (
-            info["verdict"] == "no_answer" and _lenient_changed(record, item, env.prefill)
-        ):
+        stored = tuple(getattr(record, name) for name in JUDGED_FIELDS)
+        if now != stored or record.lenient_correct not in (None, lenient):
             fresh += _scored_again(target, key[1], record)
     return fresh
-
-
-def _lenient_changed(record: ResultRecord, item: ToMItem, prefill: str) -> bool:
-    """Whether the untagged diagnostic (see scoring.score_response) reads the response
-    otherwise now."""
-    if record.lenient_correct is None or not record.response.strip():
-        return False
-    return reward_of(record.response, item, "lenient", prefill).correct != record.lenient_correct
 
 
 def _scored_again(target: EnvTarget, index: int, record: ResultRecord) -> list[ResultRecord]:

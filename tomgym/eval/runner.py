@@ -227,7 +227,7 @@ def evaluate(
             keys = [k for i in target.indices() if (k := (target.env_id, i)) in unchanged]
             regraded[target.env_id] = judged_again(target, best, keys)
             if answers_the_prompt_only(agent):
-                fresh[target.env_id] = rejudged(target, best, done, changed)
+                fresh[target.env_id] = rejudged(target, best, changed)
                 best.update((record.key, record) for record in fresh[target.env_id])
             else:
                 stale[target.env_id] = changed

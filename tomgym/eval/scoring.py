@@ -4,12 +4,14 @@ itself into a result record."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from tomgym.agents.base import Agent, Episode, MeasuresPrompts, Response
 from tomgym.env import ToMEnv
 from tomgym.eval.metrics import think_features
 from tomgym.eval.store import ResultRecord
+from tomgym.items import ToMItem
 from tomgym.rewards import score_response as reward_of
 
 
@@ -29,6 +31,15 @@ def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged:
     )
 
 
+def lenient_correct(text: str, item: ToMItem, info: Mapping[str, Any], prefill: str) -> bool:
+    """The untagged diagnostic: the env's verdict (``info`` of its step), except that a
+    response without an answer block is judged as the lenient reward judges it (untagged,
+    outside its think part)."""
+    if info["verdict"] == "no_answer" and text.strip():
+        return reward_of(text, item, "lenient", prefill).correct
+    return bool(info["correct"])
+
+
 def score_response(
     env: ToMEnv, episode: Episode, index: int, response: Response, held_out: bool, seconds: float
 ) -> ResultRecord:
@@ -38,10 +49,7 @@ def score_response(
     assert item is not None
     text = response.text if isinstance(response.text, str) else ""
     _, reward, _, _, info = env.step(text)
-    lenient = bool(info["correct"])
-    if info["verdict"] == "no_answer" and text.strip():
-        # as the lenient reward judges it: untagged responses, outside their think part
-        lenient = reward_of(text, item, "lenient", episode.prefill).correct
+    lenient = lenient_correct(text, item, info, episode.prefill)
     think_words, think_entities = think_features(
         text, episode.prefill, item.story, item.candidates, item.question
     )
