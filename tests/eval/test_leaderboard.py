@@ -321,3 +321,53 @@ def test_a_column_whose_env_served_other_items_between_runs_says_so(tmp_path: Pa
     described = sorted(board.mixed_items[env].values())
     assert len(described) == 2 and all(d.startswith("its one item (items ") for d in described)
     assert f"Column {env} compares runs over different items" in to_markdown(board)
+
+
+def test_a_leaderboard_of_directories_counts_this_tomgyms_verdicts_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """A run written by an older judge kept its verdicts on a board of directories (only
+    resuming the run judged again), so one board ranked runs by two judges. The board judges
+    every run's stored responses again in memory, says which runs' records differ, and changes
+    no file; a run whose env cannot be made here (a plugin not installed) keeps its verdicts,
+    said too. The older judge's verdict is written into the record by hand."""
+    import json
+
+    import tomgym
+    from tomgym.eval.leaderboard import collect, mixed_notes
+    from tomgym.eval.runner import evaluate
+
+    env_id = "TestBoardJudgedAgain-v0"
+    item = {"id": "q", "story": "Ann put the key in the staff room. Ann went to the kitchen.",
+            "question": "Where is the key?", "answer": "staff room",
+            "answer_type": "text"}  # fmt: skip
+    items = [item, {**item, "id": "r"}]
+    try:
+        tomgym.register_tom_env(env_id, items=items, overwrite=True)
+        evaluate("oracle", [env_id], out=tmp_path / "old", quiet=True)
+        evaluate("oracle", [env_id], out=tmp_path / "new", quiet=True)
+        results = tmp_path / "old" / "results.jsonl"
+        records = [json.loads(line) for line in results.read_text().splitlines()]
+        records[0].update(correct=False, verdict="several_candidates", reward=0.0,
+                          reward_parts={"correctness": 0.0}, lenient_correct=False)  # fmt: skip
+        results.write_text("".join(json.dumps(r) + "\n" for r in records))
+        (tmp_path / "old" / "summary.json").unlink()  # rebuilt from the records: 50%
+        files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+        assert load_summary(tmp_path / "old").accuracy == 0.5
+        board = collect([tmp_path / "old", tmp_path / "new"])
+        assert [r.accuracy for r in board.rows] == [1.0, 1.0]
+        assert list(board.judged_now) == [str(tmp_path / "old")]
+        assert (
+            "1 stored response (1 now correct, 0 now wrong)"
+            in board.judged_now[str(tmp_path / "old")]
+        )
+        assert any("rerun its eval command" in note for note in mixed_notes(board))
+        assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == files
+        stored = collect([tmp_path / "old"], judge_again=False)
+        assert stored.rows[0].accuracy == 0.5 and stored.judged_now == {}
+    finally:
+        tomgym.unregister_tom_env(env_id)
+    board = collect([tmp_path / "old"])  # the env is not registered in this process now
+    assert board.rows[0].accuracy == 0.5 and board.judged_now == {}
+    (why,) = board.not_judged_now.values()
+    assert why.startswith(f"{env_id} (") and env_id in to_markdown(board)

@@ -21,6 +21,7 @@ from tomgym.eval.store import (
     SUMMARY_FILE,
     EnvPlan,
     RunFileError,
+    RunMetadata,
     read_metadata,
     write_json,
 )
@@ -138,6 +139,18 @@ class Leaderboard(BaseModel):
         "order, or the env's data changed between them): env ID -> run directory -> its items. "
         "Their accuracies are not paired.",
     )
+    judged_now: dict[str, str] = Field(
+        default_factory=dict,
+        description="Runs whose stored responses this tomgym's judge reads otherwise than their "
+        "records (a newer judge): run directory -> how many. Their rows count today's "
+        "verdicts; rerunning the run's eval command stores them.",
+    )
+    not_judged_now: dict[str, str] = Field(
+        default_factory=dict,
+        description="Runs with envs that could not be made here to judge their responses "
+        "again (a release not under the data root, a plugin not installed): run directory -> "
+        "the envs and why. Those envs' stored verdicts are counted.",
+    )
 
 
 def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, float] | None]:
@@ -236,8 +249,16 @@ def load_summary(directory: str | os.PathLike[str]) -> Summary:
     return summarise_dir(directory, write=False)
 
 
-def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
-    """One leaderboard from run directories; columns are the union of their envs, in order."""
+def collect(
+    directories: Sequence[str | os.PathLike[str]], *, judge_again: bool = True
+) -> Leaderboard:
+    """One leaderboard from run directories; columns are the union of their envs, in order.
+
+    Every run's stored responses are judged again by this tomgym, in memory, as resuming the
+    run would (see :func:`tomgym.eval.rejudge.judge_run_again`): runs written by different
+    tomgym versions are then ranked by one judge, and the board says which runs' records hold
+    other verdicts. ``judge_again=False`` for runs that were just resumed (``run_suite``).
+    """
     if not directories:
         raise ValueError("no result directories given")
     unique = {os.path.realpath(d): d for d in reversed(directories)}  # the first spelling kept
@@ -250,9 +271,14 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
     made_with: dict[str, dict[str, str]] = {}
     marked: dict[str, dict[str, bool]] = {}
     asked: dict[str, dict[str, tuple[str, tuple[int, ...], str | None]]] = {}
+    judged_now: dict[str, str] = {}
+    not_judged_now: dict[str, str] = {}
+    made: dict[str, Any] = {}  # the envs made to judge again, shared by the runs
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
+        if judge_again and metadata is not None:
+            summary = _judged_now(directory, metadata, summary, made, judged_now, not_judged_now)
         suites.add(summary.suite)
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
@@ -314,7 +340,35 @@ def collect(directories: Sequence[str | os.PathLike[str]]) -> Leaderboard:
         mixed=mixed,
         mixed_held_out=mixed_held_out,
         mixed_items=mixed_items,
+        judged_now=judged_now,
+        not_judged_now=not_judged_now,
     )
+
+
+def _judged_now(
+    directory: str | os.PathLike[str],
+    metadata: RunMetadata,
+    summary: Summary,
+    made: dict[str, Any],
+    judged_now: dict[str, str],
+    not_judged_now: dict[str, str],
+) -> Summary:
+    """The run's summary with its responses judged by this tomgym (the stored one if no verdict
+    changes); what changed, or could not be checked, goes into the two dicts."""
+    from tomgym.eval.rejudge import judge_run_again
+    from tomgym.eval.runner import finish
+
+    again = judge_run_again(Path(directory), metadata, made)
+    if again.unchecked:
+        not_judged_now[str(directory)] = "; ".join(again.unchecked)
+    if not again.records:
+        return summary
+    n = len(again.records)
+    judged_now[str(directory)] = (
+        f"{n} stored response{'s' if n != 1 else ''} ({again.newly_correct} now correct, "
+        f"{again.newly_wrong} now wrong)"
+    )
+    return finish(Path(directory), metadata, write=False, judged=again.records)
 
 
 def _made_with(plan: EnvPlan) -> dict[str, Any]:
@@ -359,6 +413,16 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             for env_id, runs in board.mixed_items.items()
         ]
         + held_out_inside_notes(board)
+        + [
+            f"Run {directory}: this tomgym judges {what} otherwise than its records say; the "
+            "board counts the new verdicts (rerun its eval command to store them)."
+            for directory, what in board.judged_now.items()
+        ]
+        + [
+            f"Run {directory}: {why} could not be made here, so its stored verdicts are counted "
+            "as they are, not judged again by this tomgym."
+            for directory, why in board.not_judged_now.items()
+        ]
         + [
             f"The run of {agent} stopped before it finished ({why}); its row holds what it "
             "had answered, and rerunning the command goes on."
@@ -738,6 +802,6 @@ def run_suite(
             if not (directory / METADATA_FILE).exists():
                 continue
         directories.append(directory)
-    board = collect(directories)
+    board = collect(directories, judge_again=False)  # evaluate judged them again
     board.stopped = stopped
     return board

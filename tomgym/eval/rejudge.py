@@ -15,10 +15,13 @@ one run's verdicts all come from one judge.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from tomgym.agents.base import Agent, Response
+from tomgym.env import ToMEnv
 from tomgym.eval.scoring import build_episode, lenient_correct, score_response
-from tomgym.eval.store import ResultRecord, agent_kind
+from tomgym.eval.store import EnvPlan, ResultRecord, RunMetadata, agent_kind
 from tomgym.eval.targets import EnvTarget
 
 PROMPT_ONLY_KINDS = frozenset({"hf", "vllm", "openai", "smollm2"})
@@ -116,3 +119,73 @@ def _scored_again(target: EnvTarget, index: int, record: ResultRecord) -> list[R
         },
     )
     return [score_response(env, episode, index, response, record.held_out, record.seconds or 0.0)]
+
+
+@dataclass
+class JudgedNow:
+    """A finished run's stored responses judged by this tomgym, in memory (no file changes)."""
+
+    records: dict[tuple[str, int], ResultRecord] = field(default_factory=dict)
+    """The new record of every stored response read otherwise now, by key."""
+    newly_correct: int = 0
+    newly_wrong: int = 0
+    unchecked: list[str] = field(default_factory=list)
+    """One entry per planned env that could not be made or judged here (``env ID (why)``): its
+    stored verdicts stand."""
+
+
+def judge_run_again(
+    directory: Path, metadata: RunMetadata, envs: dict[str, ToMEnv] | None = None
+) -> JudgedNow:
+    """Judge the stored responses of a run directory's planned, unchanged items again, as a
+    resumed run would (:func:`judged_again`), without changing any file: a leaderboard of
+    directories then counts one judge's verdicts whatever tomgym wrote each run. ``envs``
+    caches the envs made, by ID and kwargs, across the runs of one board."""
+    from tomgym.eval.resume import best_records, changed_keys
+    from tomgym.eval.store import ResultsStore
+
+    envs = {} if envs is None else envs
+    best = best_records(ResultsStore(directory).load(repair=False))
+    done = {key for key, record in best.items() if not record.failed}
+    now = JudgedNow()
+    for plan in metadata.envs:
+        try:
+            target = _target_of(plan, envs)
+            changed = {key for key, _ in changed_keys(target, best, done)}
+            keys = [
+                k for i in plan.indices() if (k := (plan.env_id, i)) in done and k not in changed
+            ]
+            again = judged_again(target, best, keys)
+        except Exception as exc:  # noqa: BLE001 - not made here (data, plugin...): verdicts kept
+            why = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            now.unchecked.append(f"{plan.env_id} ({why})")
+            continue
+        for record in again:
+            now.records[record.key] = record
+            was = best[record.key].correct
+            now.newly_correct += record.correct and not was
+            now.newly_wrong += was and not record.correct
+    return now
+
+
+def _target_of(plan: EnvPlan, envs: dict[str, ToMEnv]) -> EnvTarget:
+    """The plan's env made again with its recorded kwargs (one env per ID and kwargs)."""
+    import json
+
+    import tomgym
+    from tomgym.registry import get_spec
+
+    spec = get_spec(plan.env_id)
+    key = f"{plan.env_id}|{json.dumps(plan.kwargs, sort_keys=True, default=str)}"
+    if key not in envs:
+        envs[key] = tomgym.make(plan.env_id, **plan.kwargs)
+    return EnvTarget(
+        env_id=plan.env_id,
+        kwargs=plan.kwargs,
+        held_out=plan.held_out,
+        n=plan.n,
+        spec=spec,
+        env=envs[key],
+        items=plan.items,
+        size=plan.size,
+    )

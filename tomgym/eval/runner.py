@@ -498,14 +498,24 @@ def ask_in_process(
     progress.close()
 
 
-def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Summary:
+def finish(
+    directory: Path,
+    metadata: RunMetadata,
+    *,
+    write: bool = True,
+    judged: Mapping[tuple[str, int], ResultRecord] | None = None,
+) -> Summary:
     """Summarise the plan of ``metadata`` and write ``summary.json``.
 
     Keeps one record per item (a retried item's new record replaces its failure) and rewrites
     the results in canonical order (env order, then index). The summary counts only the
     planned items (``EnvPlan.indices``) of each planned env; other stored records stay on disk
-    (``extra_records``). ``write=False`` changes no file (for readers such as the leaderboard).
+    (``extra_records``). ``write=False`` changes no file (for readers such as the leaderboard);
+    only then may ``judged`` give new records that replace stored ones (the verdicts of a newer
+    judge, see :func:`tomgym.eval.rejudge.judge_run_again`).
     """
+    if write and judged:
+        raise ValueError("judged records are summarised without writing (write=False)")
     store = ResultsStore(directory)
     records = store.load(repair=write)
     order = [*metadata.envs, *metadata.stored_envs]
@@ -516,6 +526,8 @@ def finish(directory: Path, metadata: RunMetadata, *, write: bool = True) -> Sum
     )
     if write and [r.key for r in ordered] != [r.key for r in records]:
         store.rewrite(ordered)
+    if judged:
+        ordered = [judged.get(r.key, r) for r in ordered]
     planned = {p.env_id: p.n for p in metadata.envs}
     asked = {p.env_id: set(p.indices()) for p in metadata.envs}
     counted = [r for r in ordered if r.index in asked.get(r.env_id, ())]
