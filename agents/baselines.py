@@ -234,22 +234,24 @@ class FittedGuess:
 
 @dataclass
 class MajorityGuess(FittedGuess):
-    """Probes label-prior bias: the training items' most frequent gold answer (see
-    ``FittedGuess`` for which items). Among an item's candidates it picks the one most often
-    gold in training. On generated Hi-ToM the containers are drawn afresh per story, so this is
-    near chance (1 in 15)."""
+    """Probes label-prior bias: the training items' most frequent gold answer of the item's
+    answer type (see ``FittedGuess`` for which items): a yes/no question gets the commoner of
+    yes and no, never the commonest room of the free-text questions beside it. Among an item's
+    candidates it picks the one most often gold in training. On generated Hi-ToM the
+    containers are drawn afresh per story, so this is near chance (1 in 15)."""
 
     names: dict[Key, str] = field(default_factory=dict)
 
     def keys_of(self, item: ToMItem) -> list[Key]:
-        key = tuple(words(item.gold_text))
+        key = (item.answer_type, *words(item.gold_text))
         self.names.setdefault(key, item.gold_text)
         return [key]
 
     def choose(self, episode: Episode, counts: Counter[Key]) -> str | None:
+        kind = episode.answer_type
         if episode.candidates:
-            return max(episode.candidates, key=lambda c: counts[tuple(words(c))])
-        common = [key for key, count in counts.most_common(1) if count > 0]
+            return max(episode.candidates, key=lambda c: counts[(kind,) + tuple(words(c))])
+        common = [k for k, count in counts.most_common() if count > 0 and k[0] == kind]
         return self.names[common[0]] if common else None
 
 

@@ -208,6 +208,30 @@ def test_majority_without_splits_counts_every_item_not_the_first_500() -> None:
         tomgym.unregister_tom_env(env_id)
 
 
+def test_majority_answers_each_question_with_the_commonest_gold_of_its_kind() -> None:
+    """Review: the majority of a mix of yes/no and free-text items without candidates (as
+    ExploreToM's) was the commonest gold of any kind, so every yes/no question got "kitchen"
+    (unparsable) and the label prior looked weaker than it is."""
+    env_id = "Test-Agents-Mixed-v0"
+    story = "Ann put the ball in the box. Ann left. Bob moved the ball to the basket."
+    items = [
+        {"id": f"yn{i}", "story": story, "question": f"Does Ann know where the ball is? ({i})",
+         "answer": "no"}
+        for i in range(10)
+    ] + [
+        {"id": f"tx{i}", "story": story + " Carl entered the kitchen.",
+         "question": f"Which room did Carl enter? ({i})", "answer": "kitchen"}
+        for i in range(12)
+    ]  # fmt: skip
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        responses = make_agent("heuristic:majority").act(episodes(env_id, len(items)))
+        infos = step_all(env_id, [r.text for r in responses])
+        assert all(info["correct"] for info in infos)
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
 def test_position_finds_the_named_place_that_holds_the_gold() -> None:
     """The red team's shortcut: the second container a story names was the answer of a third
     of the debiased Hi-ToM items. heuristic:position learns that place from the other items."""
