@@ -228,6 +228,15 @@ def _as_list(value: Any, sep: str) -> list[str]:
     raise ValueError(f"expected a list or a {sep!r}-separated string, got {type(value).__name__}")
 
 
+BOOLEAN_CELLS = frozenset({"TRUE", "FALSE", "True", "False", "true", "false"})
+"""A text cell holding a boolean as a spreadsheet (TRUE) or pandas (True) writes one: an answer
+cell reads it as yes or no, as a JSON file's true is."""
+
+
+def _boolean_cell(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() in BOOLEAN_CELLS
+
+
 def _list_element(numbered: tuple[int, Any]) -> str:
     """One element of a list cell as text: a missing one (null, NaN) is an error, not the
     text "None" or "nan"; a number as its digits (2.0 as "2"), true/false as yes/no."""
@@ -348,6 +357,8 @@ def _fields(
                 fields[field] = _as_list(value, sep)
             elif field == "answer" and isinstance(value, bool):
                 fields[field] = "yes" if value else "no"  # JSON true for a yes/no question
+            elif field == "answer" and _boolean_cell(value):
+                fields[field] = "yes" if value.strip().lower() == "true" else "no"
             elif field == "story" and _sentences(value):
                 fields[field] = "\n".join(str(v).strip() for v in value)
             else:

@@ -239,7 +239,8 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields.
 
     A mapping without ``answer_type`` gets :func:`default_answer_type` (as a data file's rows
-    do), not the model's ``choice``; an optional field given as None is left out.
+    do), not the model's ``choice``; an optional field given as None is left out; an answer
+    given as a bool (True) is yes or no, as a data file's JSON true is.
     """
     if isinstance(record, ToMItem):
         return record
@@ -250,6 +251,8 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     # None for an optional field means absent, as a data file's null does (order keeps None:
     # it is that field's own "not applicable").
     fields = {k: v for k, v in record.items() if v is not None or k not in _NONE_MEANS_DEFAULT}
+    if isinstance(fields.get("answer"), bool):  # a yes/no question's answer, as in JSONL files
+        fields["answer"] = "yes" if fields["answer"] else "no"
     fields.setdefault("answer_type", default_answer_type(fields))
     try:
         return ToMItem.model_validate(fields)

@@ -515,3 +515,21 @@ def test_rows_of_empty_cells_are_skipped_like_blank_lines(tmp_path: Path) -> Non
     path.write_text("story,question,answer\nS.,Where?,box\n,,\n , ,\n", encoding="utf-8")
     (item,) = load_file_items(path, "X-v0", column_mapping())
     assert item.answer == "box"
+
+
+def test_a_boolean_answer_is_yes_or_no_in_a_csv_cell_and_a_python_dict(
+    tmp_path: Path, env_id: str
+) -> None:
+    """Review: a spreadsheet's TRUE in a CSV answer cell became the free-text gold "TRUE", so
+    <answer>yes</answer> scored wrong, and a dict's True was refused, while a JSONL file's true
+    reads as yes: every form of a boolean answer now reads as yes or no."""
+    path = tmp_path / "yn.csv"
+    path.write_text("story,question,answer\nS.,Does she know?,TRUE\nS.,Does he?, False \n")
+    items = load_file_items(path, env_id, column_mapping())
+    assert [(it.answer, it.answer_type) for it in items] == [("yes", "yes_no"), ("no", "yes_no")]
+    tomgym.register_tom_env(
+        env_id, items=[{"id": "q", "story": "S.", "question": "Does she know?", "answer": True}]
+    )
+    env = tomgym.make(env_id)
+    env.reset(options={"index": 0})
+    assert env.step("<answer>yes</answer>")[4]["correct"]
