@@ -1,7 +1,10 @@
 """Third-party ToM envs: load the ``tomgym.envs`` entry points of installed distributions.
 
 A plugin's entry point names a callable (called with no arguments) or a module (whose import
-registers its envs). A broken plugin is logged and skipped; the others still load.
+registers its envs). A broken plugin is logged and skipped, with the envs it registered before
+it failed removed again; the others still load. Plugins load in the order of their entry-point
+names: where two register one env ID, the first keeps it and the second fails, naming the
+first.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ logger = logging.getLogger(__name__)
 _LOADED: set[tuple[str, str, str]] = set()
 PLUGIN_ENVS: set[str] = set()
 """Env IDs that a plugin registered: every tomgym process (a reward worker too) has them."""
+_OWNERS: dict[str, str] = {}
+"""Env ID -> the plugin that registered it, as messages name it."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,9 @@ def _distribution(ep: EntryPoint) -> str | None:
 
 
 def load_plugin(ep: EntryPoint) -> PluginResult:
-    """Load one entry point, catching any error it raises."""
+    """Load one entry point, catching any error it raises (and removing what it registered)."""
+    from tomgym.registry import unregister_tom_env
+
     dist = _distribution(ep)
     before = {s.id for s in list_envs()}
     try:
@@ -53,11 +60,18 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
                 raise TypeError(f"{ep.value} is neither a module nor a callable")
             target()
     except Exception as exc:  # a plugin may raise anything; isolate it
+        for env_id in [s.id for s in list_envs() if s.id not in before]:
+            unregister_tom_env(env_id)  # half a plugin's envs would pass for all of them
         error = f"{type(exc).__name__}: {exc}"
+        taken = [f"{i} was registered by {owner}" for i, owner in _OWNERS.items() if i in str(exc)]
+        if taken:
+            error += f" ({'; '.join(taken)}, which loaded first)"
         logger.warning("tomgym plugin %r (%s, from %s) failed: %s", ep.name, ep.value, dist, error)
         return PluginResult(ep.name, ep.value, dist, ok=False, error=error)
     added = tuple(s.id for s in list_envs() if s.id not in before)
     PLUGIN_ENVS.update(added)
+    owner = f"plugin {ep.name!r}" + (f" of the package {dist}" if dist else "")
+    _OWNERS.update(dict.fromkeys(added, owner))
     return PluginResult(ep.name, ep.value, dist, ok=True, registered=added)
 
 

@@ -26,6 +26,15 @@ def register():
     )
 """
 BROKEN = 'raise RuntimeError("this plugin is broken on purpose")\n'
+CLASH = """
+from tomgym import register_tom_env
+
+def register():
+    item = {"id": "c0", "story": "1 Ann put the pen in the bag.", "question": "Where is the pen?",
+            "answer": "bag", "candidates": ["box", "bag"]}
+    register_tom_env("Clash-Own-ToM-v0", items=[item], family="plugin")
+    register_tom_env("Plugin-ToM-v0", items=[item], family="plugin")
+"""
 
 
 @pytest.fixture
@@ -33,20 +42,23 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     """A distribution ``tomgym-testplugins`` with one good and one broken entry point."""
     (tmp_path / "tomgym_testplugin_good.py").write_text(GOOD, encoding="utf-8")
     (tmp_path / "tomgym_testplugin_broken.py").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "tomgym_testplugin_clash.py").write_text(CLASH, encoding="utf-8")
     info = tmp_path / "tomgym_testplugins-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: tomgym-testplugins\nVersion: 0.1\n", encoding="utf-8"
     )
     (info / "entry_points.txt").write_text(
-        f"[{GROUP}]\ngood = tomgym_testplugin_good:register\nbroken = tomgym_testplugin_broken\n",
+        f"[{GROUP}]\ngood = tomgym_testplugin_good:register\nbroken = tomgym_testplugin_broken\n"
+        "zclash = tomgym_testplugin_clash:register\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
     yield tmp_path
     unregister_tom_env("Plugin-ToM-v0")
-    for name in ("tomgym_testplugin_good", "tomgym_testplugin_broken"):
+    unregister_tom_env("Clash-Own-ToM-v0")
+    for name in ("tomgym_testplugin_good", "tomgym_testplugin_broken", "tomgym_testplugin_clash"):
         monkeypatch.delitem(sys.modules, name, raising=False)
 
 
@@ -68,6 +80,23 @@ def test_good_plugin_loads_and_broken_one_is_isolated(
     # loading again skips what already loaded instead of failing on a duplicate ID
     again = {r.name: r for r in load_plugins(GROUP)}
     assert again["good"].skipped and not again["broken"].ok
+
+
+def test_a_plugin_taking_another_ones_env_id_fails_whole_naming_the_first(
+    installed: Path,
+) -> None:
+    """Review: a second package registering an env ID the first had was refused with only
+    "already registered (pass overwrite=True ...)", naming neither package, and the envs it
+    had registered before failing stayed, as if the plugin had loaded."""
+    results = {r.name: r for r in load_plugins(GROUP, force=True)}
+    clash = results["zclash"]
+    assert results["good"].ok and not clash.ok
+    owner = "Plugin-ToM-v0 was registered by plugin 'good' of the package tomgym-testplugins"
+    assert owner in (clash.error or "")
+    assert "Clash-Own-ToM-v0" not in {s.id for s in tomgym.list_envs()}
+    env = tomgym.make("Plugin-ToM-v0")  # the first plugin's env, untouched
+    env.reset(options={"index": 0})
+    assert env.current_item is not None and env.current_item.id == "p0"
 
 
 def test_plugins_can_be_switched_off(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
