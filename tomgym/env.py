@@ -25,7 +25,7 @@ from tomgym.prompts import (
 from tomgym.registry import get_spec, registered_source
 from tomgym.rewards import RewardSpec, Score, resolve_reward, score_response
 from tomgym.sources import PROCEDURAL_INDEX_LIMIT, ItemSource, ListSource
-from tomgym.spaces import ACTION_MAX_CHARS, text_space, to_printable
+from tomgym.spaces import ACTION_MAX_CHARS, has_astral, text_space, to_printable
 
 _RESET_OPTIONS = frozenset({"index"})
 _CANDIDATE_LIST_ALLOWANCE = 2_048
@@ -330,8 +330,10 @@ class ToMEnv(gym.Env[str, str]):
                 UserWarning,
                 stacklevel=3,
             )
+        self._astral = self._prompts_go_beyond_the_bmp()
+        self._stood_in_warned = False
         self.observation_space: spaces.Text = text_space(
-            self._max_observation_chars(), min_length=0
+            self._max_observation_chars(), min_length=0, astral=self._astral
         )
         self.action_space: spaces.Text = text_space(ACTION_MAX_CHARS, min_length=0)
         self._item: ToMItem | None = None
@@ -486,7 +488,41 @@ class ToMEnv(gym.Env[str, str]):
 
     def messages_for(self, item: ToMItem) -> list[dict[str, str]]:
         messages = render_messages(item, self.prompt_preset, self.prompt_family)
-        return [{"role": m["role"], "content": to_printable(m["content"])} for m in messages]
+        if not self._astral and not self._stood_in_warned:
+            self._warn_stood_in(item, messages)
+        return [
+            {"role": m["role"], "content": to_printable(m["content"], astral=self._astral)}
+            for m in messages
+        ]
+
+    def _prompts_go_beyond_the_bmp(self) -> bool:
+        """Whether a prompt may hold printable characters beyond the Basic Multilingual Plane
+        (emoji...): an item list or the prompt preset that holds one. The spaces' character
+        set then includes them, so they reach the agent as written, not as U+FFFD."""
+        if has_astral(repr(self.prompt_preset.model_dump())):
+            return True
+        items = getattr(self.source, "items", None)
+        return items is not None and any(
+            has_astral(it.story) or has_astral(it.question) or any(map(has_astral, it.candidates))
+            for it in items
+        )
+
+    def _warn_stood_in(self, item: ToMItem, messages: list[dict[str, str]]) -> None:
+        """Warn once when a generated item's prompt loses printable characters beyond the BMP
+        (an item list's are kept: see :meth:`_prompts_go_beyond_the_bmp`)."""
+        lost = sorted(
+            {c for m in messages for c in m["content"] if c > "\uffff" and c.isprintable()}
+        )
+        if lost:
+            self._stood_in_warned = True
+            warnings.warn(
+                f"{self.label}: item {item.id!r} holds characters beyond the Basic Multilingual "
+                f"Plane ({''.join(lost[:10])}); a generated env's observation space holds only "
+                "the BMP's, so its prompts show U+FFFD in their place (register the items as a "
+                "list to keep them)",
+                UserWarning,
+                stacklevel=4,
+            )
 
     def render_text(self) -> str:
         if self._item is None:

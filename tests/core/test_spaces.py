@@ -52,3 +52,49 @@ def test_other_spaces_read_as_spaces_and_invisible_marks_are_dropped() -> None:
         "Ann put the ball in the basket."
     )
     assert to_printable("line\u2028next\r\nlast \U0001f600") == "line\nnext\nlast \ufffd"
+
+
+def test_an_item_lists_emoji_reach_the_prompt_and_a_generators_are_warned_of() -> None:
+    """Review: emoji, rare CJK and mathematical letters in a user's items reached every prompt
+    as U+FFFD, silently: two questions about the 🍎 and the 🍌 read the same. An env whose
+    items (or prompt preset) hold such characters gets a character set beyond the BMP, which
+    its copies and pickles keep; a generated env cannot know its items, so it warns once."""
+    import pickle
+    import warnings
+
+    import gymnasium as gym
+
+    import tomgym
+
+    story = "Ann put the 🍎 in the box and the 𝒷all in the jar."
+    items = [
+        {"id": "a", "story": story, "question": "Where is the 🍎?", "answer": "box",
+         "candidates": ["box", "jar"]},
+        {"id": "b", "story": story, "question": "Where is the 𝒷all?", "answer": "jar",
+         "candidates": ["box", "jar"]},
+    ]  # fmt: skip
+    try:
+        tomgym.register_tom_env("Test-Astral-v0", items=items)
+        env = gym.make("Test-Astral-v0")
+        prompts = [env.reset(options={"index": i})[0] for i in range(2)]
+        assert "the 🍎 in the box" in prompts[0] and prompts[1].endswith("Where is the 𝒷all?")
+        space = env.observation_space
+        assert all(space.contains(p) for p in prompts)
+        assert pickle.loads(pickle.dumps(space)).contains(prompts[0])
+        assert not tomgym.make("ToM-HiToM-O1-v0").observation_space.astral  # BMP stays the rule
+
+        def generated(index: int) -> dict[str, object]:
+            return {**items[index % 2], "id": f"g{index}"}
+
+        tomgym.register_tom_env("Test-Astral-Gen-v0", generator=generated, max_prompt_chars=400)
+        made = tomgym.make("Test-Astral-Gen-v0")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            prompt, _ = made.reset(options={"index": 0})
+            made.reset(options={"index": 1})
+        assert "\ufffd" in prompt and made.observation_space.contains(prompt)
+        (warning,) = caught
+        assert "item 'g0'" in str(warning.message) and "🍎" in str(warning.message)
+    finally:
+        tomgym.unregister_tom_env("Test-Astral-v0")
+        tomgym.unregister_tom_env("Test-Astral-Gen-v0")
