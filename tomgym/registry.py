@@ -140,6 +140,11 @@ def register_tom_env(
         if not validated:
             raise ValueError(f"{env_id}: no items given")
         source = ListSource(tuple(validated))
+        if size is not None and size != len(validated):
+            raise ValueError(
+                f"{env_id}: size={size} but {len(validated)} items were given (size is for "
+                "entry_point= envs; an item list's size is its length)"
+            )
         size = len(validated)
         unsplit = sum(it.split == "all" for it in validated)
         if 0 < unsplit < size:
@@ -149,9 +154,14 @@ def register_tom_env(
                 UserWarning,
                 stacklevel=2,
             )
-        if orders is None:
-            found = sorted({it.order for it in validated if it.order is not None})
-            orders = found or None
+        found = sorted({it.order for it in validated if it.order is not None})
+        if orders is not None and sorted(set(orders)) != found:
+            raise ValueError(
+                f"{env_id}: orders={list(orders)} but the items' ToM orders are "
+                f"{found or 'none (no item has an order)'}: set each item's order (the "
+                "per-order figures read the items), and orders= may be left out"
+            )
+        orders = found or None
         if answer_type is None:
             kinds = {it.answer_type for it in validated}
             answer_type = kinds.pop() if len(kinds) == 1 else "mixed"

@@ -203,3 +203,17 @@ def test_items_of_which_some_have_no_split_are_named_when_registered() -> None:
     with pytest.warns(UserWarning, match="2 of its 4 items have no split"):
         tomgym.register_tom_env("PartSplit-v0", items=items)
     tomgym.registry.unregister_tom_env("PartSplit-v0")
+
+
+def test_an_item_lists_size_and_orders_must_be_its_own(custom_id: str) -> None:
+    """Review: orders=[3] on items without an order showed order 3 in the spec (the per-order
+    figures read the items, which had none), and size=10 on one item was dropped silently."""
+    item = {"id": "q", "story": "Ann put the pen in the box.", "question": "Where is the pen?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    with pytest.raises(ValueError, match=r"orders=\[3\] but the items' ToM orders are none"):
+        tomgym.register_tom_env(custom_id, items=[item], orders=[3])
+    with pytest.raises(ValueError, match=r"size=10 but 1 items were given"):
+        tomgym.register_tom_env(custom_id, items=[item], size=10)
+    assert custom_id not in {s.id for s in tomgym.list_envs()}
+    spec = tomgym.register_tom_env(custom_id, items=[{**item, "order": 3}], orders=[3], size=1)
+    assert spec.orders == (3,) and spec.size == 1
