@@ -118,6 +118,47 @@ where she left it"), not another answer; see ``lists_alternatives``. Not "as": "
 B" adds an answer."""
 REASON_SEPARATORS = frozenset({",", ";", "("})
 """What may stand before such a reason: "A or where B is" offers B."""
+VIEW_NOUNS = frozenset(
+    {"view", "opinion", "perspective", "mind", "eyes", "belief", "beliefs", "knowledge",
+     "understanding", "viewpoint", "standpoint", "estimation", "memory", "pov", "guess",
+     "assumption", "expectation", "point"}
+)  # fmt: skip
+"""What a person's view is called after a possessive ("In Liam's view", "From Emma's point of
+view", "Liam's guess:"); see ``ANNOTATION_WORDS``."""
+VIEW_VERBS = frozenset(
+    {"thinks", "thought", "believes", "believed", "knows", "knew", "assumes", "assumed",
+     "expects", "expected", "remembers", "remembered", "recalls", "recalled", "supposes"}
+)  # fmt: skip
+"""What a person does with the answer, after the person ("Liam thinks", "as far as Liam
+knows"); the bare forms ("think", "know") are HEDGE_WORDS, said of "I", not of a name."""
+LOCATION_NOTES = frozenset(
+    {"last", "known", "location", "position", "whereabouts", "first", "original", "initial",
+     "presumed", "believed", "expected", "assumed", "supposed", "perceived", "latest",
+     "current", "previous", "second", "third", "higher", "order"}
+)  # fmt: skip
+"""Words that describe the answer as a location or a belief ("last known location", "presumed
+location", "second-order belief"), also after a possessive ("Liam's last known location").
+No word that names a kind of place ("room", "spot"): "her room" is a place."""
+ANNOTATION_WORDS = (
+    VIEW_NOUNS
+    | VIEW_VERBS
+    | LOCATION_NOTES
+    | frozenset(
+        {"according", "to", "in", "from", "as", "far", "concerned", "based", "on", "per", "by",
+         "of", "about", "what", "she", "he", "they", "her", "his", "their", "them", "him",
+         "its", "we", "our", "your", "me", "seen", "saw", "left", "put", "placed", "kept",
+         "where", "here", "was", "were", "be", "been", "has", "had", "have", "did", "does",
+         "do", "would", "will", "look", "search", "find", "at", "originally", "initially",
+         "previously", "currently", "most", "recent", "recently", "time", "start", "beginning",
+         "end", "story", "before", "after", "move", "moved", "aware", "unaware", "presumably",
+         "supposedly", "apparently"}
+    )
+)  # fmt: skip
+"""Words a note on a free-text answer may be made of without naming anything ("staff room
+(last known location)", "(as far as she knows)", "In her view, ..."): perspective frames,
+pronouns, belief verbs and words that describe a location; no place, no negation, no
+conjunction. Such a note may hold one more word, a person in a holder's slot (see
+``_holds_view``), and none of the words barred for the item (candidates', story places)."""
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -412,6 +453,7 @@ def lists_alternatives(
     golds: Sequence[str],
     phrases: Sequence[tuple[str, ...]],
     reasons: bool = False,
+    barred: frozenset[str] | None = None,
 ) -> bool:
     """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
     punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
@@ -423,7 +465,10 @@ def lists_alternatives(
     negation excludes rather than adds ("garden, not the hall"). ``phrases``: the golds'
     words as mentions are matched (with their variants). With ``reasons``, a part after a
     part naming the gold that starts with one of REASON_STARTS gives a reason, not another
-    answer ("staff room, where she left it"); "kitchen, where staff room" still lists one."""
+    answer ("staff room, where she left it"); "kitchen, where staff room" still lists one.
+    With ``barred`` (the words that may name another answer: candidates', story places), a
+    part that is a note on the answer (:func:`annotates`: "(last known location)", "In Liam's
+    view") is no alternative either: it holds no word but ANNOTATION_WORDS and one person."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
@@ -456,7 +501,47 @@ def lists_alternatives(
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
         and not gives_reason(part, part_words)
+        and not (barred is not None and annotates(part_words, barred))
         for part, part_words in parts.items()
+    )
+
+
+def annotates(part: Sequence[str], barred: frozenset[str]) -> bool:
+    """Whether a part of an answer is a note on it that names nothing: words of
+    ANNOTATION_WORDS (and hedges, labels), none of them ``barred``, and at most one other
+    word, a person in a holder's slot (:func:`_holds_view`): "last known location", "as far
+    as she knows", "In Liam's view", "According to Liam", "Liam thinks". The person may not be
+    ``barred`` (a candidate's or a story place's word: "In the kitchen's view" names the
+    kitchen) and is one word: "In the wooden desk drawer's view" is refused."""
+    if not barred.isdisjoint(part) or any(
+        word in _OWNED_PLACES and part[i - 1] in _POSSESSIVES for i, word in enumerate(part) if i
+    ):  # "kitchen (her place)" offers her place
+        return False
+    others = [i for i, word in enumerate(part) if word not in _ANNOTATION_OR_HEDGE]
+    return not others or (len(others) == 1 and _holds_view(part, others[0]))
+
+
+_ANNOTATION_OR_HEDGE = ANNOTATION_WORDS | _NOT_ALTERNATIVES
+_POSSESSIVES = frozenset({"her", "his", "their", "our", "your", "my", "its", "s"})
+_OWNED_PLACES = ANSWER_LABELS - {"location"}
+"""Labels that, after a possessive, name a place or a thing ("her place", "his container")."""
+
+
+def _holds_view(part: Sequence[str], at: int) -> bool:
+    """Whether ``part[at]`` is a person whose view the part names: after "according to" or
+    "per", before a possessive and a view or location word ("Liam's view", "Liam's point of
+    view", "Liam's last known location"), or before a belief verb ("Liam thinks", "as far as
+    Liam knows"). Not a negation nor a word that is nobody's name ("according to nobody",
+    "in everyone's view", "outside's"), nor a number."""
+    holder = part[at]
+    if not holder.isalpha() or holder in _NO_HOLDERS:
+        return False
+    after = part[at + 1 : at + 3]
+    return (
+        (at >= 2 and part[at - 2] == "according" and part[at - 1] == "to")
+        or (at >= 1 and part[at - 1] == "per")
+        or (len(after) == 2 and after[0] == "s" and after[1] in _POSSESSED)
+        or (len(after) >= 1 and after[0] in VIEW_VERBS)
     )
 
 
@@ -674,6 +759,9 @@ NOT_NAMES = frozenset(
 )  # fmt: skip
 """Capitalised words that open sentences and are nobody's name (months and verbs that are also
 first names, such as June or Will, are left out of it)."""
+_POSSESSED = VIEW_NOUNS | LOCATION_NOTES
+_NO_HOLDERS = NEGATIONS | NEGATING_EXCLUSION | NOT_NAMES
+"""Words that hold no view in a note (:func:`_holds_view`): negations, nobody's names."""
 _WORD = re.compile(r"\b\w+\b")
 _SENTENCE_END = frozenset('.!?:;"“”\n')
 
@@ -890,7 +978,10 @@ def judge_text(
     candidates, no other of the story's ``places`` either when the gold is one of them, and no
     other of its ``names`` when the gold is one of those. ``asked``: candidates the question
     names, which the answer may repeat but not offer beside the gold ("the satchel or the
-    bin"); with no other candidate left, the free-text length and list rules apply."""
+    bin"); with no other candidate left, the free-text length and list rules apply. A note on
+    the answer that names nothing ("staff room (last known location)", "In Liam's view, the
+    staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
+    the question's too, or of a story place."""
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)
@@ -908,17 +999,20 @@ def judge_text(
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:
         return Judgement(False, "several_candidates", "the answer also names another candidate")
+    # What a note on the answer may not hold ("(last known location)", "In Liam's view"):
+    # a word of any candidate, the question's too, or of a story place.
+    barred = places.union(*(phrase_of(c) for c in candidates))
     if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases], gold_phrases, reasons=True):
+        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
         if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
         if names and names_other_entity(answer, tokens, gold_phrases, names):
             return Judgement(False, "several_candidates", "the answer names another person")
-    elif asked and lists_alternatives(answer, [gold, *aliases], gold_phrases):
+    elif asked and lists_alternatives(answer, [gold, *aliases], gold_phrases, False, barred):
         return Judgement(False, "several_candidates", "the answer offers the question's place")
     if may_negate(set(tokens)) and (
         negates(answer, gold_phrases, ends_clause((gold, *aliases)))

@@ -10,6 +10,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
+    rival_names,
     story_places,
     words,
 )
@@ -701,3 +702,92 @@ def test_a_later_clause_that_only_affirms_keeps_the_answer(said: str, gold: str)
     """Red team (round 2): "Of course" after a no read as a yes, and "that is so" or "is it
     not?" as answers, refusing committed answers on 1,844 gold-no items."""
     assert judge_yes_no(said, gold).correct
+
+
+NOTE_STORY = ("Ann entered the staff room. Ann moved the key to the kitchen. Liam entered the "
+              "garden.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["staff room (last known location)", "The staff room (as far as she knows)",
+     "staff room (in her belief)", "staff room (Ann's last known location)",
+     "In Liam's view, the staff room.", "According to Liam, the staff room.",
+     "From Ann's perspective, the staff room", "From Ann's point of view: the staff room",
+     "staff room, according to Ann", "staff room (as far as Liam knows)",
+     "Liam's guess: the staff room", "Liam thinks it is in the staff room"],
+)  # fmt: skip
+def test_a_note_on_a_free_text_answer_is_no_alternative(answer: str) -> None:
+    """Left open last session: a parenthetical note that names no place ("staff room (last
+    known location)") and a leading perspective ("In Liam's view, the staff room") were read
+    as a second answer on every free-text item without candidates."""
+    places = story_places(NOTE_STORY)
+    assert judge_text(answer, "staff room", places=places).correct, answer
+    assert not judge_text(answer, "kitchen", places=places).correct, answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["staff room (or the kitchen)", "staff room (kitchen)",
+     "In Liam's view, the staff room; in Emma's, the kitchen",
+     "According to Liam, the staff room or the kitchen", "In the kitchen's view, the staff room",
+     "According to the kitchen, the staff room", "staff room (according to kitchen)",
+     "staff room (last known location: kitchen)", "staff room (last known location), kitchen",
+     "staff room (kitchen's last known location)", "From the garden's perspective, staff room",
+     "staff room, garden thinks", "Kitchen's view: staff room", "staff room (per kitchen)",
+     "In Liam's and the kitchen's view, the staff room", "staff room (her place)",
+     "staff room (Liam's room)", "staff room (according to nobody)"],
+)  # fmt: skip
+def test_a_note_that_names_another_place_is_still_an_alternative(answer: str) -> None:
+    """The note rule's red team: a place in the holder's slot ("In the kitchen's view"), in the
+    note ("her place"), or after it still names a second answer; nobody holds no view."""
+    places = story_places(NOTE_STORY)
+    assert judge_text(answer, "staff room", places=places).verdict == "several_candidates", answer
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{0} ({1})", "In the {1}'s view, the {0}", "According to the {1}, the {0}",
+     "{0} (according to the {1})", "{0} ({1}'s last known location)", "{0} (as far as {1} knows)",
+     "{1}'s view: {0}", "{0}, {1} thinks", "{0} (per {1})", "In her view, {0}; in his, {1}",
+     "{0} (last known location), {1}", "In the {0}'s view, the {1}; according to {1}, {0}"],
+)  # fmt: skip
+def test_no_note_template_pays_for_two_golds(template: str) -> None:
+    """Whatever slot a place takes in a note, an answer pays for one gold at most: with story
+    places, with candidates, and with nothing to check against but the holder's one-word slot
+    (a two-word place is never a holder)."""
+    story = "Ann entered the office. Ann moved the key to the red box. Bob entered the garden."
+    for pair in (("office", "garden"), ("red box", "office"), ("garden", "red box")):
+        for answer in (template.format(*pair), template.format(*pair[::-1])):
+            paid = [g for g in pair if judge_text(answer, g, places=story_places(story)).correct]
+            assert len(paid) <= 1, (answer, paid)
+            paid = [g for g in pair if judge_text(answer, g, pair).correct]
+            assert not paid, (answer, paid)
+    for answer in ("According to the red box, the staff room", "staff room (red box's view)"):
+        assert not judge_text(answer, "staff room").correct, answer  # no story places at all
+
+
+def test_a_note_on_an_answer_the_question_narrows_is_no_alternative() -> None:
+    """With a question's candidate to repeat, the list rule also read a note as an answer;
+    the question's candidate may still not hold a view."""
+    candidates = ("cardboard box", "leather satchel", "plastic storage bin")
+    asked = ("plastic storage bin",)
+    for answer in ("leather satchel (last known location)", "In Ann's view, the leather satchel"):
+        assert judge_text(answer, "leather satchel", candidates, asked=asked).correct, answer
+    for answer in ("leather satchel (bin's view)", "leather satchel (according to storage)"):
+        assert not judge_text(answer, "leather satchel", candidates, asked=asked).correct, answer
+
+
+def test_a_person_who_holds_a_view_is_no_second_person() -> None:
+    """A perspective names a person: on a person question the holder is a rival unless the
+    question asks about them, and a candidate person never holds a view."""
+    story = "Anne entered the kitchen. Bob entered the kitchen. Carl saw Bob."
+    names = rival_names(story, "Who saw Bob?", "Carl")
+    assert not judge_text("In Anne's view, Carl", "Carl", names=names).correct
+    assert not judge_text("According to Carl, Anne", "Carl", names=names).correct
+    asked = rival_names(story, "Who does Anne think saw Bob?", "Carl")
+    assert judge_text("In Anne's view, Carl", "Carl", names=asked).correct
+    assert not judge_text("In Carl's view, Anne", "Carl", names=asked).correct
+    people = ("Anne", "Carl")
+    assert judge_choice("In Anne's view, Carl", "Carl", people).verdict == "several_candidates"
+    assert not judge_text("In Anne's view, Carl", "Carl", people).correct

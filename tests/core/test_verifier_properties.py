@@ -13,7 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tomgym.answers import HEDGE_WORDS, REFUTING_WORDS
+from tomgym.answers import (
+    ANNOTATION_WORDS,
+    HEDGE_WORDS,
+    LOCATION_NOTES,
+    REFUTING_WORDS,
+    VIEW_NOUNS,
+    VIEW_VERBS,
+)
 from tomgym.items import ToMItem
 from tomgym.rewards import gold_response, score_response
 
@@ -172,10 +179,39 @@ def negated_gold(block: str, golds: Sequence[str]) -> bool:
     return False
 
 
-def listed_alternative(block: str, golds: Sequence[str]) -> bool:
+def is_note(part: Sequence[str], barred: set[str]) -> bool:
+    """A note on the answer that names nothing ("last known location", "In Liam's view"): words
+    of the note vocabulary (hedges and labels too, not "her place"), none a candidate's, but
+    for one person after "according to" or "per", before "'s" and a view or location word, or
+    before a belief verb; not a negation, not a number."""
+    labels = {"location", "place", "container", "person", "name", "object"}
+    vocabulary = ANNOTATION_WORDS | HEDGE_WORDS | REFUTING_WORDS | labels
+    if set(part) & barred:
+        return False
+    possessives = {"her", "his", "their", "our", "your", "my", "its", "s"}
+    if any(part[j] in labels - {"location"} and part[j - 1] in possessives
+           for j in range(1, len(part))):  # fmt: skip
+        return False  # "her place" is a place
+    rest = [i for i, word in enumerate(part) if word not in vocabulary]
+    if len(rest) != 1:
+        return not rest
+    i = rest[0]
+    if not part[i].isalpha() or part[i] in NEGATIONS | NEGATED_EXCLUSION:
+        return False
+    return (
+        list(part[max(0, i - 2) : i]) == ["according", "to"]
+        or list(part[i - 1 : i]) == ["per"]
+        or (list(part[i + 1 : i + 2]) == ["s"] and part[i + 2 : i + 3] != []
+            and part[i + 2] in VIEW_NOUNS | LOCATION_NOTES)
+        or (part[i + 1 : i + 2] != [] and part[i + 1] in VIEW_VERBS)
+    )  # fmt: skip
+
+
+def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] = ()) -> bool:
     """Free text split like a list (commas, sentence marks, brackets, and/or/then/vs): a part
     holding the gold beside a short part without it (at most two words longer than the gold)
-    that does not start with a negation and says more than a hedge ("I think")."""
+    that does not start with a negation, says more than a hedge ("I think") and is no note
+    on the answer (``is_note``: no word of the ``barred`` phrases, the item's candidates)."""
     separators = r"[,;/|\n&.?!:()\[\]+\u2022\u3001]|\b(?:and|or|then|vs|versus)\b"
     phrases = [oracle_words(g) for g in golds if oracle_words(g)]
     if any(len(re.split(separators, " ".join(p))) > 1 for p in phrases):
@@ -200,6 +236,7 @@ def listed_alternative(block: str, golds: Sequence[str]) -> bool:
         and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels
         # "X, where she left it" (not "X or where Y is")
         and not (number > first_held and part[0] in reasons and before[number] in {",", ";", "("})
+        and not is_note(part, {w for phrase in barred for w in oracle_words(phrase)})
         for number, (part, held) in enumerate(zip(parts, holds, strict=True))
     )
 
@@ -262,7 +299,7 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         return (
             names_gold_only(block, golds, ())
             and extra <= 12
-            and not listed_alternative(block, golds)
+            and not listed_alternative(block, golds, item.candidates)
         )
     return names_gold_only(block, golds, others)
 
