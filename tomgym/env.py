@@ -488,9 +488,9 @@ class ToMEnv(gym.Env[str, str]):
 
     def messages_for(self, item: ToMItem) -> list[dict[str, str]]:
         messages = render_messages(item, self.prompt_preset, self.prompt_family)
-        if not self._astral and not self._stood_in_warned:
-            if any(has_astral(m["content"]) for m in messages):  # at C speed: ASCII, mostly
-                self._warn_stood_in(item, messages)
+        warn = not self._astral and not self._stood_in_warned
+        if warn and any(has_astral(m["content"]) for m in messages):  # at C speed, mostly
+            self._warn_stood_in(item, messages)
         return [
             {"role": m["role"], "content": to_printable(m["content"], astral=self._astral)}
             for m in messages

@@ -39,12 +39,43 @@ def test_macro_f1_averages_over_gold_labels() -> None:
 
 def test_label_macro_f1_normalises_answers() -> None:
     rows = [
-        record(index=0, answer="Yes, it is", gold="yes", answer_type="yes_no"),
-        record(index=1, answer="No", gold="no", answer_type="yes_no"),
-        record(index=2, answer="The Positive", gold="positive", answer_type="choice"),
+        record(index=0, answer="Yes, it is", gold="yes", answer_type="yes_no", correct=True),
+        record(index=1, answer="No", gold="no", answer_type="yes_no", correct=True),
+        record(index=2, answer="The Positive", gold="positive", answer_type="choice",
+               correct=True),  # fmt: skip
     ]
     assert label_macro_f1(rows) == 1.0
     assert label_macro_f1([record(answer_type="text", gold="x")]) is None
+
+
+def test_label_macro_f1_reads_answers_as_the_judge_does() -> None:
+    """Review: macro-F1 compared the answer's words with the label, so a model answering in
+    sentences ("Her attitude is negative", "I think no.") that the judge credited scored 0.0
+    macro-F1 at the same accuracy as one answering with bare labels."""
+    bare = [
+        record(index=0, answer="negative", gold="negative", correct=True),
+        record(index=1, answer="positive", gold="negative"),
+        record(index=2, answer="positive", gold="positive", correct=True),
+        record(index=3, answer="no", gold="yes", answer_type="yes_no"),
+        record(index=4, answer="no", gold="no", answer_type="yes_no", correct=True),
+    ]
+    sentences = [
+        record(index=0, answer="Her attitude is negative", gold="negative", correct=True),
+        record(index=1, answer="She feels positive about it", gold="negative"),
+        record(index=2, answer="It is positive", gold="positive", correct=True),
+        record(index=3, answer="I think no.", gold="yes", answer_type="yes_no"),
+        record(index=4, answer="No, she does not.", gold="no", answer_type="yes_no",
+               correct=True),
+    ]  # fmt: skip
+    assert label_macro_f1(bare) == pytest.approx(label_macro_f1(sentences) or 0.0)
+    # negative, positive and no: tp 1 and one fp or fn each (2/3); yes: no tp
+    assert label_macro_f1(sentences) == pytest.approx((2 / 3 + 2 / 3 + 0 + 2 / 3) / 4)
+    # a wrong answer naming two labels, or a label inside another, predicts what it names
+    hedged = record(index=5, answer="positive or negative", gold="negative")
+    assert label_macro_f1([hedged]) == 0.0
+    fuller = [record(index=0, answer="it is less full", gold="more full"),
+              record(index=1, answer="less full", gold="less full", correct=True)]  # fmt: skip
+    assert label_macro_f1(fuller) == pytest.approx((0 + 2 / 3) / 2)
 
 
 def test_reasoning_structure_needs_words_and_entities() -> None:

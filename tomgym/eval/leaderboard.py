@@ -676,6 +676,7 @@ def to_markdown(board: Leaderboard) -> str:
         "less those stated wrongly, over all it needed (the envs' figures averaged by their "
         "items; a trace that claims little has a high trace and a low cov); "
         "macro-F1 (when a run has label envs such as OpenToM's) averages F1 over the labels, "
+        "each answer read as the judge reads it (a credited sentence counts as its label), "
         "so a majority-label guess scores low.",
     ]
     if any(not r.complete or r.failed for r in board.rows):

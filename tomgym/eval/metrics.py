@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.answers import parse_response, words
+from tomgym.answers import leading_yes_no, parse_response, words
 from tomgym.eval.store import ResultRecord
 
 Z95 = 1.959963984540054
@@ -266,18 +266,38 @@ def normalise_label(text: str | None) -> str | None:
 
 
 def label_macro_f1(records: Sequence[ResultRecord]) -> float | None:
-    """Macro-F1 over normalised answers for class-label items (choice, yes/no); else None."""
+    """Macro-F1 over the labels of class-label items (choice, yes/no); else None.
+
+    The prediction is the judge's reading, not the answer's words: the gold label where the
+    judge credited the answer ("Her attitude is negative", "I think no."), else the one label
+    the answer names (a yes or no it leads with, for yes/no), else none (counted against the
+    gold only): a model that answers in sentences is not scored 0 for its phrasing."""
     labelled = [r for r in records if r.answer_type in ("choice", "yes_no") and r.gold]
     if not labelled:
         return None
     golds = [normalise_label(r.gold) or "" for r in labelled]
-    predictions = []
-    for record in labelled:
-        answer = normalise_label(record.answer)
-        if answer is not None and record.answer_type == "yes_no":
-            answer = answer.split()[0]
-        predictions.append(answer)
+    labels = sorted(set(golds) - {""})
+    predictions = [
+        gold if record.correct else predicted_label(record, labels, gold)
+        for record, gold in zip(labelled, golds, strict=True)
+    ]
     return macro_f1(predictions, golds)
+
+
+def predicted_label(record: ResultRecord, labels: Sequence[str], gold: str) -> str | None:
+    """The one label of ``labels`` (normalised golds) that a wrongly judged answer names: a
+    yes/no answer's leading yes or no; a choice answer's label phrase, a label inside another
+    named one not counted ("less full" names "less full", not "full"). None where it names
+    none, several, or only the ``gold`` (which the judge refused: negated, hedged)."""
+    if record.answer is None:
+        return None
+    if record.answer_type == "yes_no":
+        said = leading_yes_no(record.answer)
+        return said if said != gold else None
+    text = f" {normalise_label(record.answer) or ''} "
+    named = [label for label in labels if f" {label} " in text]
+    named = [a for a in named if not any(a != b and f" {a} " in f" {b} " for b in named)]
+    return named[0] if len(named) == 1 and named[0] != gold else None
 
 
 def story_entities(story: str, candidates: Sequence[str] = (), question: str = "") -> set[str]:
