@@ -77,6 +77,10 @@ NEGATED_EXCLUSION_REACH = 4
 """How many words before an exclusion a negation still turns it round (see _negates_exclusion)."""
 ONLY_MARKERS = frozenset({"but", "except", "other", "else", "besides"})
 """After "nowhere", words that make it mean "only" ("nowhere but the jar")."""
+CONDITIONAL_WORDS = frozenset({"if"})
+"""Words that, at most NEGATION_REACH words before a negation in its clause, make it a
+condition, not an exclusion: "the box, if not the chest" offers the chest too ("good, if not
+great"), as does "the box, if it isn't in the chest"; the gold's own denial still reads it."""
 _NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
@@ -307,6 +311,14 @@ def mentioned(tokens: Sequence[str], phrases: Mapping[str, Iterable[tuple[str, .
 
 def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
     """:func:`mentioned` over a prebuilt :func:`phrase_index`: one dict look-up per word."""
+    return set(indexed_spans(tokens, index))
+
+
+def indexed_spans(tokens: Sequence[str], index: PhraseIndex) -> dict[str, list[tuple[int, int]]]:
+    """The mentions :func:`indexed_mentions` accepts, as key -> its (start, end) spans: none
+    strictly inside an accepted span of another key ("red box" holds no mention of ``box``
+    when both are keys), so what is said of a longer candidate is not said of a shorter one
+    inside it ("the box, not the red box" does not deny the box)."""
     words_of, at = tuple(tokens), index.get
     spans: list[tuple[int, int, int, str]] = []
     for start, tok in enumerate(words_of):
@@ -318,16 +330,16 @@ def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
             if words_of[start:end] == phrase:
                 spans.append((start, end, rank, key))
     if not spans:
-        return set()
+        return {}
     first_key = spans[0][3]
-    if all(span[3] == first_key for span in spans):
-        return {first_key}  # one key: its longest span is accepted, nothing else to decide
+    if all(span[3] == first_key for span in spans):  # one key: nothing to decide
+        return {first_key: [(start, end) for start, end, _, _ in spans]}
     # Longest first, then leftmost, then in the mapping's order: a span strictly inside an
     # accepted span of another key is dropped.
     spans.sort(key=lambda s: (s[0] - s[1], s[0], s[2]))
     covered: list[int | None] = [None] * len(words_of)
     cover_key: dict[int, str] = {}
-    found: set[str] = set()
+    found: dict[str, list[tuple[int, int]]] = {}
     for span_id, (start, end, _, key) in enumerate(spans):
         owners = {covered[i] for i in range(start, end)}
         inside_other = (
@@ -335,7 +347,7 @@ def indexed_mentions(tokens: Sequence[str], index: PhraseIndex) -> set[str]:
         )
         if inside_other:
             continue
-        found.add(key)
+        found.setdefault(key, []).append((start, end))
         for i in range(start, end):
             if covered[i] is None:
                 covered[i] = span_id
@@ -364,20 +376,51 @@ def _phrase_spans(
     return spans
 
 
+def own_spans(
+    tokens: Sequence[str],
+    phrases: Iterable[tuple[str, ...]],
+    rivals: Sequence[tuple[str, ...]] = (),
+) -> list[tuple[int, int]]:
+    """Where ``phrases`` are mentioned in ``tokens``: their occurrences less those strictly
+    inside a mention of one of the ``rivals`` (the other candidates), read as
+    :func:`mentioned` reads them: with a rival "red box", the "box" of "not the red box" is
+    no mention of the box, so it neither denies the box nor covers a part that offers it."""
+    present = set(tokens)
+    phrases = [phrase for phrase in phrases if phrase]
+    # only a rival that holds one of the phrases can hold a mention of it ("red box": "box")
+    rivals = [r for r in rivals if r and r[0] in present and any(_holds(r, p) for p in phrases)]
+    if not rivals:
+        return _phrase_spans(tokens, phrases)
+    own = "\0"  # no rival's key (their keys are numbers)
+    keyed = {own: phrases, **{str(i): [rival] for i, rival in enumerate(rivals)}}
+    return indexed_spans(tokens, phrase_index(keyed)).get(own, [])
+
+
+def _holds(longer: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """Whether ``phrase`` is a strict part of ``longer`` as consecutive words."""
+    n = len(phrase)
+    return n < len(longer) and any(longer[i : i + n] == phrase for i in range(len(longer) - n + 1))
+
+
 def may_negate(present: set[str]) -> bool:
     """Whether an answer with these words can negate anything (most cannot: no check then)."""
     return not _NEGATION_CUES.isdisjoint(present)
 
 
 def negates(
-    answer: str, phrases: Sequence[tuple[str, ...]], golds_end_clauses: bool = False
+    answer: str,
+    phrases: Sequence[tuple[str, ...]],
+    golds_end_clauses: bool = False,
+    rivals: Sequence[tuple[str, ...]] = (),
 ) -> bool:
     """Whether a mention of one of ``phrases`` is denied in its clause: a negation at most
     NEGATION_REACH words before it ("not the jar", "isn't in the jar", "anywhere except the
     jar", "no longer in the jar"), or after it, as words that refute it ("the jar is wrong",
     "the jar is not the answer"). ``golds_end_clauses``: the golds end with a clause break
     themselves (a sentence answer, "Kai believes the trip was to Peru."), so the clause after
-    a mention that ends one is still the mention's ("... Peru. is wrong")."""
+    a mention that ends one is still the mention's ("... Peru. is wrong"). ``rivals``: the
+    other candidates' phrases; the words of a phrase inside a mention of one of them are no
+    mention of it (:func:`own_spans`: "the box, not the red box" does not deny the box)."""
     if not any(phrase and phrase[0] for phrase in phrases):
         return False
     # The answer's words with the clause each is in: a mention may span clause breaks (a gold
@@ -387,7 +430,7 @@ def negates(
     _, clause_after = clause_words(answer, _CLAUSE_BREAKS_AFTER)
     return any(
         _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses)
-        for s, e in _phrase_spans(tokens, phrases)
+        for s, e in own_spans(tokens, phrases, rivals)
     )
 
 
@@ -454,6 +497,7 @@ def lists_alternatives(
     phrases: Sequence[tuple[str, ...]],
     reasons: bool = False,
     barred: frozenset[str] | None = None,
+    rivals: Sequence[tuple[str, ...]] = (),
 ) -> bool:
     """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
     punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
@@ -468,7 +512,10 @@ def lists_alternatives(
     answer ("staff room, where she left it"); "kitchen, where staff room" still lists one.
     With ``barred`` (the words that may name another answer: candidates', story places), a
     part that is a note on the answer (:func:`annotates`: "(last known location)", "In Liam's
-    view") is no alternative either: it holds no word but ANNOTATION_WORDS and one person."""
+    view") is no alternative either: it holds no word but ANNOTATION_WORDS and one person.
+    ``rivals``: the other candidates' phrases, whose words cover no part for the gold ("box or
+    red box" lists the red box; see :func:`own_spans`), and a part that names one is short
+    beside it ("metal toolbox, perhaps the black plastic storage bin")."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
@@ -484,7 +531,7 @@ def lists_alternatives(
             parts.setdefault(part, []).append(token)
     if len(parts) < 2:
         return False
-    covered = {part_of[i] for s, e in _phrase_spans(tokens, phrases) for i in range(s, e)}
+    covered = {part_of[i] for s, e in own_spans(tokens, phrases, rivals) for i in range(s, e)}
 
     def gives_reason(part: int, part_words: list[str]) -> bool:
         """A reason after the answer ("staff room, where she left it")."""
@@ -495,9 +542,15 @@ def lists_alternatives(
             and pieces[part - 1].strip() in REASON_SEPARATORS
         )
 
+    def short(part_words: list[str]) -> bool:
+        """At most LIST_PART_MAX_EXTRA_WORDS more than the golds' longest item, or than a
+        rival the part names ("metal toolbox, maybe the black plastic storage bin")."""
+        named = [len(r) for r in rivals if r and _phrase_spans(part_words, [r])]
+        return len(part_words) <= max([longest, *named]) + LIST_PART_MAX_EXTRA_WORDS
+
     return bool(covered) and any(
         part not in covered
-        and len(part_words) <= longest + LIST_PART_MAX_EXTRA_WORDS
+        and short(part_words)
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
         and not gives_reason(part, part_words)
@@ -587,10 +640,13 @@ def judge_choice(
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
     golds = [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p]
-    if may_negate(present) and (
-        negates(answer, golds, ends_clause((gold, *aliases))) or excluded(answer, golds)
-    ):
-        return Judgement(False, "wrong", "negates the gold candidate")
+    if may_negate(present):
+        # the other candidates' words are theirs: "the box, not the red box" denies no box
+        rivals = [phrase for key, phrase in variants if key != gold and phrase]
+        if negates(answer, golds, ends_clause((gold, *aliases)), rivals) or excluded(
+            answer, golds, rivals
+        ):
+            return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
 
 
@@ -599,21 +655,42 @@ def only_affirmed(
 ) -> set[str]:
     """The named candidates less those the answer only excludes ("the box, not the basket"
     names the box; see :func:`excluded`); all of them when it excludes every one (the gold's
-    own denial is judged after)."""
+    own denial is judged after). A candidate's mentions are those :func:`mentioned` accepts:
+    with "box" and "red box", "red box, not the box" excludes the box ("red box" holds no
+    mention of it) and names the red box."""
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
-    spans = {key: _phrase_spans(tokens, phrases[key]) for key in named}
+    # the named keys' phrases that may occur (another key holds no accepted mention to hide
+    # one of theirs inside)
+    present = set(tokens)
+    found = {key: [p for p in phrases[key] if p and p[0] in present] for key in named}
+    nested = any(
+        _holds(longer, phrase)
+        for key, variants in found.items()
+        for phrase in variants
+        for other, others in found.items()
+        if other != key
+        for longer in others
+    )
+    if nested:  # the mentions mentioned() accepts
+        accepted = indexed_spans(tokens, phrase_index(found))
+        spans = {key: accepted.get(key, []) for key in named}
+    else:  # the same spans, found faster
+        spans = {key: _phrase_spans(tokens, found[key]) for key in named}
     status = _exclusions(tokens, clause_of, [span for key in named for span in spans[key]])
     kept = {key for key in named if not (spans[key] and all(status[s] for s, _ in spans[key]))}
     return kept or named
 
 
-def excluded(answer: str, phrases: Sequence[tuple[str, ...]]) -> bool:
+def excluded(
+    answer: str, phrases: Sequence[tuple[str, ...]], rivals: Sequence[tuple[str, ...]] = ()
+) -> bool:
     """Whether every mention of the phrases is negated right before it in its clause ("the
     box, not the basket", "it is not in the basket"; not "not sure, basket or box"), or
     follows "or"/"nor" after a mention of them that is ("not the box or the box"; across
-    several candidates' mentions, see :func:`only_affirmed`)."""
+    several candidates' mentions, see :func:`only_affirmed`). A mention is as
+    :func:`own_spans` reads it beside the ``rivals``."""
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
-    spans = _phrase_spans(tokens, phrases)
+    spans = own_spans(tokens, phrases, rivals)
     if not spans:
         return False
     status = _exclusions(tokens, clause_of, spans)
@@ -664,12 +741,22 @@ def _excluded_at(tokens: Sequence[str], clause_of: Sequence[int], start: int) ->
     if i < 0 or clause_of[i] != clause_of[start]:
         return False
     if _is_negation(tokens, i):
+        if _conditional(tokens, clause_of, i):
+            return False  # "the box, if not the chest": the chest is offered, not excluded
         return not (tokens[i] in ONLY_MARKERS and _negates_exclusion(tokens, clause_of, i))
     return (
         i > 0
         and clause_of[i - 1] == clause_of[start]
         and (tokens[i - 1], tokens[i]) in EXCLUDING_PAIRS
         and not _negates_exclusion(tokens, clause_of, i - 1)
+    )
+
+
+def _conditional(tokens: Sequence[str], clause_of: Sequence[int], negation: int) -> bool:
+    """Whether the negation at ``negation`` is a condition (CONDITIONAL_WORDS before it)."""
+    return any(
+        clause_of[j] == clause_of[negation] and tokens[j] in CONDITIONAL_WORDS
+        for j in range(max(0, negation - NEGATION_REACH), negation)
     )
 
 
@@ -1002,21 +1089,26 @@ def judge_text(
     # What a note on the answer may not hold ("(last known location)", "In Liam's view"):
     # a word of any candidate, the question's too, or of a story place.
     barred = places.union(*(phrase_of(c) for c in candidates))
+    # the other candidates' words are theirs: "not the red box" neither denies the gold "box"
+    # nor names it beside "the red box" (see own_spans)
+    rivals = [phrase for phrases in listed.values() for phrase in phrases]
     if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred):
+        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred, rivals):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
         if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
         if names and names_other_entity(answer, tokens, gold_phrases, names):
             return Judgement(False, "several_candidates", "the answer names another person")
-    elif asked and lists_alternatives(answer, [gold, *aliases], gold_phrases, False, barred):
+    elif asked and lists_alternatives(
+        answer, [gold, *aliases], gold_phrases, False, barred, rivals
+    ):
         return Judgement(False, "several_candidates", "the answer offers the question's place")
     if may_negate(set(tokens)) and (
-        negates(answer, gold_phrases, ends_clause((gold, *aliases)))
-        or excluded(answer, gold_phrases)  # as another place would be: the same reading
+        negates(answer, gold_phrases, ends_clause((gold, *aliases)), rivals)
+        or excluded(answer, gold_phrases, rivals)  # as another place would be: the same reading
     ):
         return Judgement(False, "wrong", "negates the gold phrase")
     if places_only and not _phrase_spans(tokens, as_written):

@@ -791,3 +791,101 @@ def test_a_person_who_holds_a_view_is_no_second_person() -> None:
     people = ("Anne", "Carl")
     assert judge_choice("In Anne's view, Carl", "Carl", people).verdict == "several_candidates"
     assert not judge_text("In Anne's view, Carl", "Carl", people).correct
+
+
+NESTED_PAIRS = (("box", "red box"), ("kitchen", "kitchen table"), ("drawer", "another drawer"))
+"""Candidate pairs where one's words sit inside the other's (OpenToM's "another drawer")."""
+
+
+@pytest.mark.parametrize(("short", "long"), NESTED_PAIRS)
+@pytest.mark.parametrize(
+    "template",
+    ["{g}, not the {o}", "the {g}, not {o}", "{g} rather than {o}", "the {g} and not the {o}",
+     "{g} (not {o})", "not the {o}, the {g}", "not the {o} but the {g}", "{g} instead of {o}",
+     "It is in the {g}, not in the {o}."],
+)  # fmt: skip
+def test_a_candidate_inside_another_is_credited_when_the_other_is_excluded(
+    short: str, long: str, template: str
+) -> None:
+    """Review: with candidates 'box' and 'red box', 'box, not the red box' read the 'box' of
+    'red box' as a negated gold ('wrong'), and 'red box, not the box' read it as the box named
+    beside the red box ('several_candidates'): the longer candidate's words are its own."""
+    candidates = (long, short)
+    for gold, other in ((short, long), (long, short)):
+        answer = template.format(g=gold, o=other)
+        assert judge_choice(answer, gold, candidates).correct, (gold, answer)
+        assert judge_text(answer, gold, candidates).correct, (gold, answer)
+        # and never under the other gold: the same words exclude it
+        assert not judge_choice(answer, other, candidates).correct, (other, answer)
+        assert not judge_text(answer, other, candidates).correct, (other, answer)
+
+
+@pytest.mark.parametrize(("short", "long"), NESTED_PAIRS)
+@pytest.mark.parametrize(
+    "template",
+    ["not the {g}", "{g} or {o}", "{g} and {o}", "{o} or {g}", "the {g}, maybe the {o}",
+     "{g}, or the {o}", "{o}, not the {g}", "not {g}, {o}", "not the {g}, the {o}",
+     "{o}", "the {g}, if not the {o}", "not the {g} or the {o}", "not the {o} or the {g}",
+     "{g}, not the {o}, or the {o}", "neither {g} nor {o}", "{g} / {o}"],
+)  # fmt: skip
+def test_a_candidate_inside_another_still_refuses_hedges_and_denials(
+    short: str, long: str, template: str
+) -> None:
+    candidates = (long, short)
+    for gold, other in ((short, long), (long, short)):
+        answer = template.format(g=gold, o=other)
+        assert not judge_choice(answer, gold, candidates).correct, (gold, answer)
+        assert not judge_text(answer, gold, candidates).correct, (gold, answer)
+
+
+def test_a_candidate_inside_the_question_candidate_is_no_cover_for_it() -> None:
+    """The list rule read the 'box' of the question's 'red box' as the gold, so 'box or red
+    box' was one answer; the red box is offered beside the gold now, and still may be
+    repeated or excluded."""
+    candidates, asked = ("box", "red box"), ("red box",)
+    for hedge in ("box or red box", "the box, or maybe the red box", "red box or box",
+                  "box and red box", "the box (red box)"):  # fmt: skip
+        assert judge_text(hedge, "box", candidates, asked=asked).verdict == "several_candidates"
+    for fine in ("the box", "box, not the red box",
+                 "the box, before Bob moved it to the red box"):  # fmt: skip
+        assert judge_text(fine, "box", candidates, asked=asked).correct, fine
+
+
+def test_if_not_offers_a_candidate_rather_than_excluding_it() -> None:
+    """'the box, if not the chest' says the box or maybe the chest (as 'good, if not great'):
+    no exclusion of the chest, with or without overlapping words."""
+    for answer in ("the box, if not the chest", "box if not chest",
+                   "the box, if it isn't in the chest"):  # fmt: skip
+        assert judge_choice(answer, "box", ("box", "chest")).verdict == "several_candidates"
+        assert not judge_text(answer, "box", ("box", "chest")).correct
+    assert not judge_choice("the box, if not the red box", "box", ("box", "red box")).correct
+    assert judge_choice("the box, not the chest", "box", ("box", "chest")).correct
+
+
+def test_a_nested_candidate_is_credited_through_score_response() -> None:
+    """The reviewer's env-level reproduction: a registered env with 'box' / 'red box'."""
+    story = "Ann put the ball in the red box. Ann left. Bob moved the ball to the box."
+    item = ToMItem(id="x", story=story, question="Where is the ball?", answer="box",
+                   candidates=("box", "red box"))  # fmt: skip
+    assert score_response(fmt("box, not the red box"), item).correct
+    assert not score_response(fmt("box or the red box"), item).correct
+    red = item.model_copy(update={"answer": "red box"})
+    assert score_response(fmt("red box, not the box"), red).correct
+    assert not score_response(fmt("box, not the red box"), red).correct
+
+
+def test_a_long_question_candidate_offered_with_a_hedge_is_an_alternative() -> None:
+    """ExploreToM item r11804: a part that offers the question's candidate was 'short' only
+    up to two words beyond the gold, so 'metal toolbox, maybe the black plastic storage bin'
+    paid; it is short beside the candidate it names now, and the story still may be told."""
+    candidates = ("metal toolbox", "black plastic storage bin")
+    asked = ("black plastic storage bin",)
+    for hedge in ("metal toolbox, maybe the black plastic storage bin",
+                  "metal toolbox (or perhaps the black plastic storage bin)",
+                  "metal toolbox, possibly the black plastic storage bin"):  # fmt: skip
+        assert not judge_text(hedge, "metal toolbox", candidates, asked=asked).correct, hedge
+    for fine in ("metal toolbox", "metal toolbox, not the black plastic storage bin",
+                 "the metal toolbox, before Clayton moved it to the black plastic storage bin",
+                 "The metal toolbox. Clayton moved it to the black plastic storage bin later."
+                 ):  # fmt: skip
+        assert judge_text(fine, "metal toolbox", candidates, asked=asked).correct, fine

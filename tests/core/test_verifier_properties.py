@@ -86,7 +86,9 @@ def _spans(tokens: Sequence[str], phrase: Sequence[str]) -> list[tuple[int, int]
 
 def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> bool:
     """A gold phrase occurs, and every occurrence of another phrase lies inside a gold one,
-    unless each occurrence of that phrase is negated ("the box, not the basket")."""
+    unless each occurrence of that phrase is negated ("the box, not the basket"); an
+    occurrence inside a longer phrase is that phrase's ("red box, not the box" names the red
+    box only; "the box, not the red box" names the box only)."""
     tokens = oracle_words(block)
     gold_spans = [s for g in golds if oracle_words(g) for s in _spans(tokens, oracle_words(g))]
     if not gold_spans:
@@ -97,6 +99,17 @@ def names_gold_only(block: str, golds: Sequence[str], others: Sequence[str]) -> 
         for other in others
         if oracle_words(other)
         for spans in [_spans(tokens, oracle_words(other))]
+    )
+
+
+def _inside_longer(tokens: Sequence[str], span: tuple[int, int], phrases: Sequence[str]) -> bool:
+    """Whether ``span`` lies strictly inside an occurrence of one of the phrases."""
+    s, e = span
+    return any(
+        ps <= s and e <= pe and (ps, pe) != (s, e)
+        for phrase in phrases
+        if oracle_words(phrase)
+        for ps, pe in _spans(tokens, oracle_words(phrase))
     )
 
 
@@ -127,6 +140,8 @@ def _excluded_at(tokens: Sequence[str], start: int) -> bool:
     if i < 0:
         return False
     if _negation_at(tokens, i):  # "nowhere except the box" affirms the box
+        if "if" in tokens[max(0, i - 3) : i]:
+            return False  # "the box, if not the basket" offers the basket
         return not (tokens[i] in ONLY and i > 0 and tokens[i - 1] in NEGATED_EXCLUSION)
     # "none other than the box" affirms it too
     return (
@@ -138,7 +153,8 @@ def _excluded_at(tokens: Sequence[str], start: int) -> bool:
 
 def all_negated(block: str, phrase: str, listed: Sequence[str] = ()) -> bool:
     """Every mention of the phrase is excluded by a negation in its clause, or follows "or" /
-    "nor" right after a mention of a ``listed`` phrase that is ("not the box or the bag")."""
+    "nor" right after a mention of a ``listed`` phrase that is ("not the box or the bag"). An
+    occurrence inside a longer ``listed`` phrase is no mention of it (the "box" of "red box")."""
     found = []
     for clause in re.split(CLAUSES, block):
         tokens = oracle_words(clause)
@@ -147,9 +163,11 @@ def all_negated(block: str, phrase: str, listed: Sequence[str] = ()) -> bool:
             for s, e in _spans(tokens, oracle_words(other)) if oracle_words(other) else []:
                 ends.setdefault(e, []).append(s)
         found += [
-            _listed_excluded(tokens, s, ends) for s, _ in _spans(tokens, oracle_words(phrase))
+            _listed_excluded(tokens, s, ends)
+            for s, e in _spans(tokens, oracle_words(phrase))
+            if not _inside_longer(tokens, (s, e), listed)
         ]
-    return bool(found) and all(found)
+    return all(found)
 
 
 def _listed_excluded(tokens: Sequence[str], start: int, ends: dict[int, list[int]]) -> bool:
@@ -167,14 +185,15 @@ def _negation_at(tokens: Sequence[str], i: int) -> bool:
     return tokens[i] in NEGATIONS or (tokens[i] == "t" and i > 0 and tokens[i - 1][-1] == "n")
 
 
-def negated_gold(block: str, golds: Sequence[str]) -> bool:
+def negated_gold(block: str, golds: Sequence[str], others: Sequence[str] = ()) -> bool:
     """A gold mention with a negation at most three words before it in its clause (not a
-    negated leaving: "it never left the box")."""
+    negated leaving: "it never left the box"); the words of a gold inside a longer ``others``
+    phrase are no mention of it ("the box, not the red box" does not negate the box)."""
     for clause in re.split(CLAUSES, block):
         tokens = oracle_words(clause)
         for gold in golds:
-            for start, _ in _spans(tokens, oracle_words(gold)) if oracle_words(gold) else []:
-                if _negated_at(tokens, start):
+            for start, end in _spans(tokens, oracle_words(gold)) if oracle_words(gold) else []:
+                if _negated_at(tokens, start) and not _inside_longer(tokens, (start, end), others):
                     return True
     return False
 
@@ -292,7 +311,7 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
     golds = [item.answer, *item.aliases]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
-    if negated_gold(block, golds):
+    if negated_gold(block, golds, others):
         return False
     if item.answer_type == "text" and not others:
         extra = len(oracle_words(block)) - max(len(oracle_words(g)) for g in golds)
