@@ -32,6 +32,9 @@ class Episode:
     family: str = "custom"
     order: int | None = None
     gold: str | None = None
+    source_kwargs: dict[str, Any] = field(default_factory=dict)
+    """The arguments the env was made with that pick its items (``split``, ``debiased``...):
+    baselines that learn from training items fit on the same variant of the env."""
 
     @classmethod
     def of_item(
@@ -44,6 +47,7 @@ class Episode:
         prompt: str = "",
         messages: list[dict[str, str]] | None = None,
         prefill: str = "",
+        source_kwargs: dict[str, Any] | None = None,
     ) -> Episode:
         """The episode of ``item`` (its gold only for a privileged agent), with the prompt as
         the env rendered it, or none for agents that read the story directly."""
@@ -60,6 +64,7 @@ class Episode:
             family=family,
             order=item.order,
             gold=item.gold_text if privileged else None,
+            source_kwargs=dict(source_kwargs or {}),
         )
 
 

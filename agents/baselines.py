@@ -6,9 +6,10 @@ Every baseline answers in the env's tag format, so its score measures the shortc
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,24 +164,42 @@ def constant(word: str) -> Guess:
 Key = tuple[Any, ...]
 
 
+FOLDS = 2
+"""An env without a train split is fitted in this many folds, each answered from the others."""
+
+
+def _as_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def fold_of(item_id: str) -> int:
+    """The fold of an item, a pure function of its id."""
+    return hashlib.sha256(f"tomgym-fold|{item_id}".encode()).digest()[0] % FOLDS
+
+
 @dataclass
 class FittedGuess:
     """A shortcut that learns one statistic of the gold answers from training items.
 
-    Fitted lazily per env ID on its train split (the first 500 items of a procedural env; all
-    items of a fixed env). An env without a train split (a release or a user's file with no
-    splits) is fitted on all its items (the first 500 of a procedural one), leaving out the
-    item being answered (leave-one-out): its answer is what the other items' golds say, never
-    its own gold. (Its first 500 items alone would be the release's order, not its prior:
-    OpenToM's multihop file opens with "more full" questions.) ``fit_on`` fits it on given
-    items instead, as the shortcut audit does with the probe's training items. A subclass says
-    which keys an item's gold counts for and how an episode is answered from the counts.
+    Fitted lazily per env (its ID and the arguments that pick its items, so a variant made
+    with ``--kwarg debiased=positions`` learns from that variant's training items) on its train
+    split (the first 500 items of a procedural env; all items of a fixed env). An env without a
+    train split (a release or a user's file with no splits) is fitted on all its items (the
+    first 500 of a procedural one) in two folds by item id, each item answered from the other
+    fold: never from its own gold, and independently of it, unlike leaving the one item out,
+    which on balanced labels always picks the other label (0% where chance is 50%). (A
+    story's other questions may be in the other fold: on the Hi-ToM release that moves the
+    majority by under a point.)
+    (Its first 500 items alone would be the release's order, not its prior: OpenToM's
+    multihop file opens with "more full" questions.) ``fit_on`` fits it on given items
+    instead, as the shortcut audit does with the probe's training items. A subclass says which
+    keys an item's gold counts for and how an episode is answered from the counts.
     """
 
     fit_items: int = MAJORITY_FIT_ITEMS
     counts: dict[str, Counter[Key]] = field(default_factory=dict)
-    own_keys: dict[str, dict[str, list[Key]]] = field(default_factory=dict)
-    """Env -> item id -> its keys, for an env fitted on its own items (left out per item)."""
+    folds: dict[str, list[Counter[Key]]] = field(default_factory=dict)
+    """Fit key -> the counts of each fold, for an env without a train split."""
 
     def keys_of(self, item: ToMItem) -> list[Key]:
         raise NotImplementedError
@@ -188,46 +207,69 @@ class FittedGuess:
     def choose(self, episode: Episode, counts: Counter[Key]) -> str | None:
         raise NotImplementedError
 
-    def fit(self, env_id: str) -> Counter[Key]:
-        if env_id not in self.counts:
+    @staticmethod
+    def own_kwargs(env_id: str, source_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The arguments that make this env another variant than its ID: those that differ
+        from the ID's registered ones, less the split."""
+        import tomgym
+
+        registered = tomgym.get_spec(env_id).kwargs if source_kwargs else {}
+
+        def same(name: str, value: Any) -> bool:
+            return name in registered and _as_json(registered[name]) == _as_json(value)
+
+        return {
+            k: v for k, v in (source_kwargs or {}).items() if k != "split" and not same(k, v)
+        }
+
+    @classmethod
+    def fit_key(cls, env_id: str, source_kwargs: Mapping[str, Any] | None = None) -> str:
+        """The env's ID, with the arguments that make it another variant if any."""
+        kwargs = cls.own_kwargs(env_id, source_kwargs)
+        return f"{env_id} {_as_json(kwargs)}" if kwargs else env_id
+
+    def fit(self, env_id: str, source_kwargs: Mapping[str, Any] | None = None) -> str:
+        """Fit for the env (see the class) unless already fitted; returns its fit key."""
+        key = self.fit_key(env_id, source_kwargs)
+        if key not in self.counts and key not in self.folds:
             import tomgym
 
+            kwargs = self.own_kwargs(env_id, source_kwargs)
             n = self.fit_items if tomgym.get_spec(env_id).procedural else None
-            own: dict[str, list[Key]] | None = None
             try:
-                items = tomgym.load_items(env_id, n=n, split="train")
+                items = tomgym.load_items(env_id, n=n, split="train", **kwargs)
             except (TypeError, ValueError):
-                items = tomgym.load_items(env_id, n=None if n is None else self.fit_items)
-                own = self.own_keys[env_id] = {}
-            self._count(env_id, items, own)
-        return self.counts[env_id]
+                items = tomgym.load_items(env_id, n=None if n is None else self.fit_items, **kwargs)
+                folds: list[Counter[Key]] = [Counter() for _ in range(FOLDS)]
+                for item in items:
+                    folds[fold_of(item.id)].update(self.keys_of(item))
+                self.folds[key] = folds
+            else:
+                self._count(key, items)
+        return key
 
     def fit_on(self, env_id: str, items: Iterable[ToMItem]) -> None:
         """Fit on ``items`` for ``env_id`` (items that are not the ones to be answered)."""
-        self.own_keys.pop(env_id, None)
-        self._count(env_id, items, None)
+        self.folds.pop(env_id, None)
+        self._count(env_id, items)
 
-    def _count(
-        self, env_id: str, items: Iterable[ToMItem], own: dict[str, list[Key]] | None
-    ) -> None:
+    def _count(self, key: str, items: Iterable[ToMItem]) -> None:
         counter: Counter[Key] = Counter()
         for item in items:
-            keys = self.keys_of(item)
-            counter.update(keys)
-            if own is not None:
-                own[item.id] = keys
-        self.counts[env_id] = counter
+            counter.update(self.keys_of(item))
+        self.counts[key] = counter
 
     def __call__(self, episode: Episode) -> tuple[str, str]:
         try:
-            counter = self.fit(episode.env_id)
+            key = self.fit(episode.env_id, episode.source_kwargs)
         except (KeyError, ValueError, TypeError, OSError):
             return fallback_answer(episode), "fallback"
-        why = "train"
-        left_out = self.own_keys.get(episode.env_id, {}).get(episode.item_id)
-        if left_out is not None:
-            counter = counter - Counter(left_out)
-            why = "other-items"
+        if key in self.folds:
+            own = fold_of(episode.item_id)
+            counter = sum((c for f, c in enumerate(self.folds[key]) if f != own), Counter())
+            why = "other-fold"
+        else:
+            counter, why = self.counts[key], "train"
         answer = self.choose(episode, counter)
         return (answer, why) if answer is not None else (fallback_answer(episode), "fallback")
 

@@ -55,6 +55,7 @@ def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = Fal
         family=base.prompt_family,
         order=item.order,
         gold=item.gold_text if with_gold else None,
+        source_kwargs=dict(getattr(base, "source_kwargs", {})),
     )
 
 

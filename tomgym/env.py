@@ -319,6 +319,8 @@ class ToMEnv(gym.Env[str, str]):
         if self.prompt_family == "custom":
             self.prompt_family = self.family
         self.refuse_unknown(source_kwargs)
+        self.source_kwargs: dict[str, Any] = dict(source_kwargs)
+        """The arguments that picked the items (``split``, ``debiased``...), as given."""
         self.source: ItemSource = self.build_source(**source_kwargs)
         if tom_id is not None:  # once the arguments are known to be good
             warn_if_redefined(tom_id, source_kwargs)

@@ -172,9 +172,10 @@ def test_unknown_heuristic_names_the_known_ones() -> None:
         make_agent("heuristic:cleverest")
 
 
-def test_majority_on_an_env_without_splits_leaves_the_answered_item_out() -> None:
+def test_majority_on_an_env_without_splits_never_counts_the_answered_item() -> None:
     """Fitted on the env's own items, the majority once counted the gold of the very item it
-    answered: six items, each with its own gold, scored 100% where chance is 50%."""
+    answered: six items, each with its own gold, scored 100% where chance is 50%. Each item
+    is answered from the other fold of the env's items."""
     env_id = "Test-Agents-Distinct-v0"
     items = [
         {"id": f"q{i}", "story": f"Ann put the ball in the pot{i}.", "question": "Where?",
@@ -185,10 +186,46 @@ def test_majority_on_an_env_without_splits_leaves_the_answered_item_out() -> Non
     try:
         eps = episodes(env_id, 6)
         responses = make_agent("heuristic:majority").act(eps)
-        assert {r.extra.get("how") for r in responses} == {"other-items"}
+        assert {r.extra.get("how") for r in responses} == {"other-fold"}
         assert not any(i["correct"] for i in step_all(env_id, [r.text for r in responses]))
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_majority_on_balanced_labels_is_not_pushed_below_chance() -> None:
+    """Review: leaving the answered item out of a 6/6 count of yes and no always left the other
+    label ahead, so the majority scored 0 of 12 where chance is 50%: the answered item's own
+    label decided against it. Folds by item id answer it independently of its label."""
+    env_id = "Test-Agents-Balanced-v0"
+    story = "Ann put the ball in the box. Ann left. Bob moved the ball to the basket."
+    items = [{"id": f"q{i}", "story": story, "question": f"Does Ann know? ({i})",
+              "answer": "yes" if i % 2 else "no"} for i in range(12)]  # fmt: skip
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        responses = make_agent("heuristic:majority").act(episodes(env_id, 12))
+        right = sum(i["correct"] for i in step_all(env_id, [r.text for r in responses]))
+        assert 3 <= right <= 9  # not 0: around chance
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
+def test_fitted_baselines_learn_from_the_variant_the_env_was_made_as() -> None:
+    """Review: a variant made with --kwarg (ToM-HiToM-O2-v0 with debiased=positions, the items
+    of ToM-HiToM-O2-Debiased-v1) got baselines fitted on the plain env's training items, so
+    its shortcuts looked weaker (position 21% against 29% on the same items)."""
+    variant = tomgym.make("ToM-HiToM-O2-v0", debiased="positions")
+    same = tomgym.make("ToM-HiToM-O2-Debiased-v1")
+    answers = {}
+    for name, env in (("variant", variant), ("registered", same)):
+        eps = []
+        for i in range(40):
+            _, info = env.reset(options={"index": i})
+            eps.append(episode_from_env(env, info))
+        answers[name] = [r.text for r in make_agent("heuristic:position").act(eps)]
+    assert answers["variant"] == answers["registered"]
+    guess = PositionGuess()
+    assert guess.fit_key("ToM-HiToM-O2-v0", {"orders": [2], "split": "test"}) == "ToM-HiToM-O2-v0"
+    assert "positions" in guess.fit_key("ToM-HiToM-O2-v0", {"debiased": "positions"})
 
 
 def test_majority_without_splits_counts_every_item_not_the_first_500() -> None:

@@ -28,6 +28,7 @@ def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged:
         prompt=prompt,
         messages=info["messages"],
         prefill=info["prefill"],
+        source_kwargs=env.source_kwargs,
     )
 
 
