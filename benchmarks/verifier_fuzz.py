@@ -37,6 +37,7 @@ from test_verifier_properties import (  # noqa: E402
     negated_gold,
     oracle_allows,
     oracle_block,
+    oracle_words,
 )
 
 ANSWER_TYPES = ("choice", "text", "yes_no", "names")
@@ -130,7 +131,10 @@ def negated(response: str, item: ToMItem) -> bool:
     if block is None or item.answer_type not in ("choice", "text"):
         return False
     assert isinstance(item.answer, str)
-    return negated_gold(block, [item.answer, *item.aliases])
+    golds = [item.answer, *item.aliases]
+    # a gold's words inside another candidate are that candidate's ("box, not the red box")
+    others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
+    return negated_gold(block, golds, others)
 
 
 def free_text_list(response: str, item: ToMItem) -> bool:
