@@ -371,3 +371,20 @@ def test_a_leaderboard_of_directories_counts_this_tomgyms_verdicts_and_says_so(
     assert board.rows[0].accuracy == 0.5 and board.judged_now == {}
     (why,) = board.not_judged_now.values()
     assert why.startswith(f"{env_id} (") and env_id in to_markdown(board)
+
+
+def test_the_board_says_when_a_held_out_column_shares_the_in_distribution_stories(
+    tmp_path: Path,
+) -> None:
+    """Review: the eval said that held-out Hi-ToM-Original-O4 asks about the 120 stories of
+    O0-O3, but the leaderboard, what gets published, did not."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    envs = ["ToM-HiToM-Original-O1-v0", "ToM-HiToM-Original-O4-v0"]
+    evaluate("heuristic:reality", envs, n=5, out=tmp_path / "run", quiet=True)
+    board = collect([tmp_path / "run"])
+    assert board.shared_stories == {
+        envs[1]: f"120 of its 120 stories with in-distribution {envs[0]}"
+    }
+    assert f"Column {envs[1]} is held out but shares 120 of its 120" in to_markdown(board)

@@ -145,6 +145,12 @@ class Leaderboard(BaseModel):
         "records (a newer judge): run directory -> how many. Their rows count today's "
         "verdicts; rerunning the run's eval command stores them.",
     )
+    shared_stories: dict[str, str] = Field(
+        default_factory=dict,
+        description="Held-out columns whose env shares stories (not items) with an "
+        "in-distribution column of the same run: env ID -> how many, with which. They hold "
+        "out the questions (another order or kind), not the stories.",
+    )
     not_judged_now: dict[str, str] = Field(
         default_factory=dict,
         description="Runs with envs that could not be made here to judge their responses "
@@ -257,7 +263,9 @@ def collect(
     Every run's stored responses are judged again by this tomgym, in memory, as resuming the
     run would (see :func:`tomgym.eval.rejudge.judge_run_again`): runs written by different
     tomgym versions are then ranked by one judge, and the board says which runs' records hold
-    other verdicts. ``judge_again=False`` for runs that were just resumed (``run_suite``).
+    other verdicts. It also notes held-out columns whose env shares stories with an
+    in-distribution one (the envs made to judge again show it). ``judge_again=False`` reads
+    the stored verdicts only.
     """
     if not directories:
         raise ValueError("no result directories given")
@@ -273,12 +281,15 @@ def collect(
     asked: dict[str, dict[str, tuple[str, tuple[int, ...], str | None]]] = {}
     judged_now: dict[str, str] = {}
     not_judged_now: dict[str, str] = {}
+    shared: dict[str, str] = {}
     made: dict[str, Any] = {}  # the envs made to judge again, shared by the runs
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
         if judge_again and metadata is not None:
-            summary = _judged_now(directory, metadata, summary, made, judged_now, not_judged_now)
+            summary = _judged_now(
+                directory, metadata, summary, made, judged_now, not_judged_now, shared
+            )
         suites.add(summary.suite)
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
@@ -342,6 +353,7 @@ def collect(
         mixed_items=mixed_items,
         judged_now=judged_now,
         not_judged_now=not_judged_now,
+        shared_stories=shared,
     )
 
 
@@ -352,13 +364,20 @@ def _judged_now(
     made: dict[str, Any],
     judged_now: dict[str, str],
     not_judged_now: dict[str, str],
+    shared: dict[str, str],
 ) -> Summary:
     """The run's summary with its responses judged by this tomgym (the stored one if no verdict
-    changes); what changed, or could not be checked, goes into the two dicts."""
+    changes); what changed, or could not be checked, goes into the dicts, and so do held-out
+    envs that share stories with the run's in-distribution ones."""
     from tomgym.eval.rejudge import judge_run_again
     from tomgym.eval.runner import finish
+    from tomgym.eval.targets import shared_stories
 
     again = judge_run_again(Path(directory), metadata, made)
+    for held_out, insides, count, total in shared_stories(again.targets):
+        shared.setdefault(
+            held_out, f"{count} of its {total} stories with in-distribution {', '.join(insides)}"
+        )
     if again.unchecked:
         not_judged_now[str(directory)] = "; ".join(again.unchecked)
     if not again.records:
@@ -413,6 +432,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             for env_id, runs in board.mixed_items.items()
         ]
         + held_out_inside_notes(board)
+        + [
+            f"Column {env_id} is held out but shares {what}: it holds out the questions "
+            "(another order or kind), not the stories."
+            for env_id, what in board.shared_stories.items()
+        ]
         + [
             f"Run {directory}: this tomgym judges {what} otherwise than its records say; the "
             "board counts the new verdicts (rerun its eval command to store them)."
@@ -803,6 +827,6 @@ def run_suite(
             if not (directory / METADATA_FILE).exists():
                 continue
         directories.append(directory)
-    board = collect(directories, judge_again=False)  # evaluate judged them again
+    board = collect(directories)  # evaluate judged them again: this finds nothing new
     board.stopped = stopped
     return board

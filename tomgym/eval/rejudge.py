@@ -132,6 +132,8 @@ class JudgedNow:
     unchecked: list[str] = field(default_factory=list)
     """One entry per planned env that could not be made or judged here (``env ID (why)``): its
     stored verdicts stand."""
+    targets: list[EnvTarget] = field(default_factory=list)
+    """The planned envs as made here (for what the board says of them: shared stories)."""
 
 
 def judge_run_again(
@@ -151,6 +153,7 @@ def judge_run_again(
     for plan in metadata.envs:
         try:
             target = _target_of(plan, envs)
+            now.targets.append(target)
             changed = {key for key, _ in changed_keys(target, best, done)}
             keys = [
                 k for i in plan.indices() if (k := (plan.env_id, i)) in done and k not in changed
