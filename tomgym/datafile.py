@@ -230,7 +230,8 @@ def _as_list(value: Any, sep: str) -> list[str]:
 
 BOOLEAN_CELLS = frozenset({"TRUE", "FALSE", "True", "False", "true", "false"})
 """A text cell holding a boolean as a spreadsheet (TRUE) or pandas (True) writes one: an answer
-cell reads it as yes or no, as a JSON file's true is."""
+cell reads it as yes or no, as a JSON file's true is, unless the row has candidates (a true or
+false question whose candidates are "True" and "False" keeps its answer as written)."""
 
 
 def _boolean_cell(value: Any) -> bool:
@@ -357,14 +358,16 @@ def _fields(
                 fields[field] = _as_list(value, sep)
             elif field == "answer" and isinstance(value, bool):
                 fields[field] = "yes" if value else "no"  # JSON true for a yes/no question
-            elif field == "answer" and _boolean_cell(value):
-                fields[field] = "yes" if value.strip().lower() == "true" else "no"
             elif field == "story" and _sentences(value):
                 fields[field] = "\n".join(str(v).strip() for v in value)
             else:
                 fields[field] = _text(value)
         except (TypeError, ValueError) as exc:
             problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
+    if _boolean_cell(fields.get("answer")) and not fields.get("candidates"):
+        # a spreadsheet's TRUE for a yes/no question; with candidates ("True|False") the
+        # answer is one of them as written
+        fields["answer"] = "yes" if str(fields["answer"]).strip().lower() == "true" else "no"
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
         # A CSV cell holds the names joined: by the list separator or as a judge reads a list.
         fields["answer"] = [

@@ -533,3 +533,14 @@ def test_a_boolean_answer_is_yes_or_no_in_a_csv_cell_and_a_python_dict(
     env = tomgym.make(env_id)
     env.reset(options={"index": 0})
     assert env.step("<answer>yes</answer>")[4]["correct"]
+
+
+def test_a_true_or_false_question_with_those_candidates_keeps_its_answer(
+    tmp_path: Path, env_id: str
+) -> None:
+    """Review: reading TRUE as yes refused a true/false benchmark whose candidates are "True"
+    and "False" (gold 'yes' not among the candidates)."""
+    path = tmp_path / "tf.csv"
+    path.write_text("story,question,answer,candidates\nS.,True or false?,True,True|False\n")
+    (item,) = load_file_items(path, env_id, column_mapping())
+    assert (item.answer, item.answer_type) == ("True", "choice")
