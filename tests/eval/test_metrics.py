@@ -73,6 +73,10 @@ def test_label_macro_f1_reads_answers_as_the_judge_does() -> None:
     # a wrong answer naming two labels, or a label inside another, predicts what it names
     hedged = record(index=5, answer="positive or negative", gold="negative")
     assert label_macro_f1([hedged]) == 0.0
+    # a label the answer denies is not its prediction (review: "not negative" counted as one)
+    denied = [record(index=0, answer="Her attitude is not negative at all", gold="positive"),
+              record(index=1, answer="negative", gold="negative", correct=True)]  # fmt: skip
+    assert label_macro_f1(denied) == pytest.approx((0 + 1) / 2)
     fuller = [record(index=0, answer="it is less full", gold="more full"),
               record(index=1, answer="less full", gold="less full", correct=True)]  # fmt: skip
     assert label_macro_f1(fuller) == pytest.approx((0 + 2 / 3) / 2)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.answers import leading_yes_no, parse_response, words
+from tomgym.answers import leading_yes_no, negates, parse_response, words
 from tomgym.eval.store import ResultRecord
 
 Z95 = 1.959963984540054
@@ -287,15 +287,20 @@ def label_macro_f1(records: Sequence[ResultRecord]) -> float | None:
 def predicted_label(record: ResultRecord, labels: Sequence[str], gold: str) -> str | None:
     """The one label of ``labels`` (normalised golds) that a wrongly judged answer names: a
     yes/no answer's leading yes or no; a choice answer's label phrase, a label inside another
-    named one not counted ("less full" names "less full", not "full"). None where it names
-    none, several, or only the ``gold`` (which the judge refused: negated, hedged)."""
+    named one not counted ("less full" names "less full", not "full"), nor one it denies ("not
+    negative"). None where it names none, several, or only the ``gold`` (which the judge
+    refused: negated, hedged)."""
     if record.answer is None:
         return None
     if record.answer_type == "yes_no":
         said = leading_yes_no(record.answer)
         return said if said != gold else None
     text = f" {normalise_label(record.answer) or ''} "
-    named = [label for label in labels if f" {label} " in text]
+    named = [
+        label
+        for label in labels
+        if f" {label} " in text and not negates(record.answer, [tuple(label.split())])
+    ]
     named = [a for a in named if not any(a != b and f" {a} " in f" {b} " for b in named)]
     return named[0] if len(named) == 1 and named[0] != gold else None
 
