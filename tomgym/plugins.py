@@ -1,16 +1,17 @@
 """Third-party ToM envs: load the ``tomgym.envs`` entry points of installed distributions.
 
 A plugin's entry point names a callable (called with no arguments) or a module (whose import
-registers its envs). A broken plugin is logged and skipped, with the envs it registered before
-it failed removed again; the others still load. Plugins load in the order of their entry-point
-names: where two register one env ID, the first keeps it and the second fails, naming the
-first.
+registers its envs). A broken plugin is logged and skipped, with what it registered (or
+replaced) before it failed undone; the others still load. Plugins load in the order of their
+entry-point names: where two register one env ID, the first keeps it and the second fails,
+naming the first.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import types
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 _LOADED: set[tuple[str, str, str]] = set()
 PLUGIN_ENVS: set[str] = set()
 """Env IDs that a plugin registered: every tomgym process (a reward worker too) has them."""
+_ENV_ID = re.compile(r"[\w.:/-]+-v\d+")
 _OWNERS: dict[str, str] = {}
 """Env ID -> the plugin that registered it, as messages name it."""
 
@@ -49,10 +51,11 @@ def _distribution(ep: EntryPoint) -> str | None:
 
 def load_plugin(ep: EntryPoint) -> PluginResult:
     """Load one entry point, catching any error it raises (and removing what it registered)."""
-    from tomgym.registry import unregister_tom_env
+    from tomgym.registry import registry_state, restore_registry
 
     dist = _distribution(ep)
     before = {s.id for s in list_envs()}
+    state = registry_state()
     try:
         target = ep.load()
         if not isinstance(target, types.ModuleType):
@@ -60,10 +63,10 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
                 raise TypeError(f"{ep.value} is neither a module nor a callable")
             target()
     except Exception as exc:  # a plugin may raise anything; isolate it
-        for env_id in [s.id for s in list_envs() if s.id not in before]:
-            unregister_tom_env(env_id)  # half a plugin's envs would pass for all of them
+        restore_registry(state)  # half a plugin's envs would pass for all of them
         error = f"{type(exc).__name__}: {exc}"
-        taken = [f"{i} was registered by {owner}" for i, owner in _OWNERS.items() if i in str(exc)]
+        said = set(_ENV_ID.findall(str(exc)))
+        taken = [f"{i} was registered by {owner}" for i, owner in _OWNERS.items() if i in said]
         if taken:
             error += f" ({'; '.join(taken)}, which loaded first)"
         logger.warning("tomgym plugin %r (%s, from %s) failed: %s", ep.name, ep.value, dist, error)

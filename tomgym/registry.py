@@ -323,6 +323,34 @@ def _check_id(env_id: str) -> None:
         raise ValueError(f"{env_id!r}: ToM env IDs end with a version, e.g. 'My-ToM-v0'")
 
 
+RegistryState = tuple[dict[str, "ToMEnvSpec"], dict[str, ItemSource], dict[str, Any]]
+
+
+def registry_state() -> RegistryState:
+    """A snapshot of tomgym's registrations, to undo what a failing plugin did."""
+    entries = {i: gym.registry[i] for i in _SPECS if i in gym.registry}
+    return dict(_SPECS), dict(_SOURCES), entries
+
+
+def restore_registry(state: RegistryState) -> None:
+    """Put tomgym's registrations back as :func:`registry_state` took them: IDs added since
+    are removed, IDs replaced (``overwrite=True``) or removed since get their old env back."""
+    specs, sources, entries = state
+    for env_id in set(_SPECS) - set(specs):
+        unregister_tom_env(env_id)
+    for env_id, spec in specs.items():
+        if _SPECS.get(env_id) is spec and _SOURCES.get(env_id) is sources.get(env_id):
+            continue
+        _changed()
+        _SPECS[env_id] = spec
+        if env_id in sources:
+            _SOURCES[env_id] = sources[env_id]
+        else:
+            _SOURCES.pop(env_id, None)
+        if env_id in entries:
+            gym.registry[env_id] = entries[env_id]
+
+
 def unregister_tom_env(env_id: str) -> None:
     """Remove a ToM env from both registries (a no-op for unknown IDs, and for Gymnasium IDs
     that tomgym did not register: those are left alone)."""

@@ -35,6 +35,15 @@ def register():
     register_tom_env("Clash-Own-ToM-v0", items=[item], family="plugin")
     register_tom_env("Plugin-ToM-v0", items=[item], family="plugin")
 """
+OVERWRITES = """
+from tomgym import register_tom_env
+
+def register():
+    item = {"id": "o0", "story": "1 Ann put the pen in the bag.", "question": "Where?",
+            "answer": "bag", "candidates": ["box", "bag"]}
+    register_tom_env("Plugin-ToM-v0", items=[item], family="plugin", overwrite=True)
+    raise RuntimeError("half way")
+"""
 
 
 @pytest.fixture
@@ -43,6 +52,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     (tmp_path / "tomgym_testplugin_good.py").write_text(GOOD, encoding="utf-8")
     (tmp_path / "tomgym_testplugin_broken.py").write_text(BROKEN, encoding="utf-8")
     (tmp_path / "tomgym_testplugin_clash.py").write_text(CLASH, encoding="utf-8")
+    (tmp_path / "tomgym_testplugin_overwrites.py").write_text(OVERWRITES, encoding="utf-8")
     info = tmp_path / "tomgym_testplugins-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
@@ -50,7 +60,8 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     )
     (info / "entry_points.txt").write_text(
         f"[{GROUP}]\ngood = tomgym_testplugin_good:register\nbroken = tomgym_testplugin_broken\n"
-        "zclash = tomgym_testplugin_clash:register\n",
+        "zclash = tomgym_testplugin_clash:register\n"
+        "zoverwrites = tomgym_testplugin_overwrites:register\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -58,7 +69,8 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     yield tmp_path
     unregister_tom_env("Plugin-ToM-v0")
     unregister_tom_env("Clash-Own-ToM-v0")
-    for name in ("tomgym_testplugin_good", "tomgym_testplugin_broken", "tomgym_testplugin_clash"):
+    for name in ("tomgym_testplugin_good", "tomgym_testplugin_broken",
+                 "tomgym_testplugin_clash", "tomgym_testplugin_overwrites"):  # fmt: skip
         monkeypatch.delitem(sys.modules, name, raising=False)
 
 
@@ -94,6 +106,7 @@ def test_a_plugin_taking_another_ones_env_id_fails_whole_naming_the_first(
     owner = "Plugin-ToM-v0 was registered by plugin 'good' of the package tomgym-testplugins"
     assert owner in (clash.error or "")
     assert "Clash-Own-ToM-v0" not in {s.id for s in tomgym.list_envs()}
+    assert not results["zoverwrites"].ok  # it replaced the env, then failed: undone
     env = tomgym.make("Plugin-ToM-v0")  # the first plugin's env, untouched
     env.reset(options={"index": 0})
     assert env.current_item is not None and env.current_item.id == "p0"
