@@ -388,3 +388,32 @@ def test_the_board_says_when_a_held_out_column_shares_the_in_distribution_storie
         envs[1]: f"120 of its 120 stories with in-distribution {envs[0]}"
     }
     assert f"Column {envs[1]} is held out but shares 120 of its 120" in to_markdown(board)
+
+
+def test_the_board_says_when_a_runs_items_changed_since_it_was_made(tmp_path: Path) -> None:
+    """Review: a board of directories judged every run again but said nothing of records whose
+    item had since changed (a data file edited): their verdicts are of the old items, so the
+    board names the run and how many of each env's records."""
+    import tomgym
+    from tomgym.eval.leaderboard import collect, mixed_notes
+    from tomgym.eval.runner import evaluate
+
+    env = "TestBoard-ItemsChangedSince-v0"
+    item = {"id": "q", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    items = [item, {**item, "id": "r"}]
+    try:
+        tomgym.register_tom_env(env, items=items, overwrite=True)
+        evaluate("oracle", [env], out=tmp_path / "run", quiet=True)
+        assert collect([tmp_path / "run"]).changed_since == {}
+        tomgym.register_tom_env(env, items=[items[0], {**items[1], "answer": "bag"}],
+                                overwrite=True)  # fmt: skip
+        board = collect([tmp_path / "run"])
+    finally:
+        tomgym.unregister_tom_env(env)
+    assert board.changed_since == {str(tmp_path / "run"): f"1 of {env}"}
+    assert board.rows[0].accuracy == 1.0  # the stored verdict, of the old item
+    assert any(
+        f"holds records of items that changed since they were made (1 of {env})" in note
+        for note in mixed_notes(board)
+    )

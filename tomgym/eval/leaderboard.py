@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,9 @@ from tomgym.eval.store import (
     read_metadata,
     write_json,
 )
+
+if TYPE_CHECKING:
+    from tomgym.eval.rejudge import JudgedNow
 
 PRIVILEGED_NOTE = "sees gold"
 INCOMPLETE_NOTE = (
@@ -150,6 +153,11 @@ class Leaderboard(BaseModel):
         description="Held-out columns whose env shares stories (not items) with an "
         "in-distribution column of the same run: env ID -> how many, with which. They hold "
         "out the questions (another order or kind), not the stories.",
+    )
+    changed_since: dict[str, str] = Field(
+        default_factory=dict,
+        description="Runs holding records of items that changed since they were made (a data "
+        "file edited): run directory -> how many, by env. Their verdicts are of the old items.",
     )
     not_judged_now: dict[str, str] = Field(
         default_factory=dict,
@@ -282,14 +290,31 @@ def collect(
     judged_now: dict[str, str] = {}
     not_judged_now: dict[str, str] = {}
     shared: dict[str, str] = {}
+    changed_since: dict[str, str] = {}
     made: dict[str, Any] = {}  # the envs made to judge again, shared by the runs
+    from tomgym.eval.targets import shared_stories
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
         if judge_again and metadata is not None:
-            summary = _judged_now(
-                directory, metadata, summary, made, judged_now, not_judged_now, shared
-            )
+            summary, again = _judged_now(directory, metadata, summary, made)
+            if again.unchecked:
+                not_judged_now[str(directory)] = "; ".join(again.unchecked)
+            if again.records:
+                n = len(again.records)
+                judged_now[str(directory)] = (
+                    f"{n} stored response{'s' if n != 1 else ''} ({again.newly_correct} now "
+                    f"correct, {again.newly_wrong} now wrong)"
+                )
+            if again.changed:
+                changed_since[str(directory)] = ", ".join(
+                    f"{count} of {env_id}" for env_id, count in again.changed.items()
+                )
+            for column, insides, count, total in shared_stories(again.targets):
+                shared.setdefault(
+                    column,
+                    f"{count} of its {total} stories with in-distribution {', '.join(insides)}",
+                )
         suites.add(summary.suite)
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
@@ -354,40 +379,22 @@ def collect(
         judged_now=judged_now,
         not_judged_now=not_judged_now,
         shared_stories=shared,
+        changed_since=changed_since,
     )
 
 
 def _judged_now(
-    directory: str | os.PathLike[str],
-    metadata: RunMetadata,
-    summary: Summary,
-    made: dict[str, Any],
-    judged_now: dict[str, str],
-    not_judged_now: dict[str, str],
-    shared: dict[str, str],
-) -> Summary:
+    directory: str | os.PathLike[str], metadata: RunMetadata, summary: Summary, made: dict[str, Any]
+) -> tuple[Summary, JudgedNow]:
     """The run's summary with its responses judged by this tomgym (the stored one if no verdict
-    changes); what changed, or could not be checked, goes into the dicts, and so do held-out
-    envs that share stories with the run's in-distribution ones."""
+    changes), and what judging them again found."""
     from tomgym.eval.rejudge import judge_run_again
     from tomgym.eval.runner import finish
-    from tomgym.eval.targets import shared_stories
 
     again = judge_run_again(Path(directory), metadata, made)
-    for held_out, insides, count, total in shared_stories(again.targets):
-        shared.setdefault(
-            held_out, f"{count} of its {total} stories with in-distribution {', '.join(insides)}"
-        )
-    if again.unchecked:
-        not_judged_now[str(directory)] = "; ".join(again.unchecked)
-    if not again.records:
-        return summary
-    n = len(again.records)
-    judged_now[str(directory)] = (
-        f"{n} stored response{'s' if n != 1 else ''} ({again.newly_correct} now correct, "
-        f"{again.newly_wrong} now wrong)"
-    )
-    return finish(Path(directory), metadata, write=False, judged=again.records)
+    if again.records:
+        summary = finish(Path(directory), metadata, write=False, judged=again.records)
+    return summary, again
 
 
 def _made_with(plan: EnvPlan) -> dict[str, Any]:
@@ -441,6 +448,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             f"Run {directory}: this tomgym judges {what} otherwise than its records say; the "
             "board counts the new verdicts (rerun its eval command to store them)."
             for directory, what in board.judged_now.items()
+        ]
+        + [
+            f"Run {directory} holds records of items that changed since they were made ({what}): "
+            "their verdicts are of the old items; rerun its eval command to score the new ones."
+            for directory, what in board.changed_since.items()
         ]
         + [
             f"Run {directory}: {why} could not be made here, so its stored verdicts are counted "

@@ -132,6 +132,9 @@ class JudgedNow:
     unchecked: list[str] = field(default_factory=list)
     """One entry per planned env that could not be made or judged here (``env ID (why)``): its
     stored verdicts stand."""
+    changed: dict[str, int] = field(default_factory=dict)
+    """Env ID -> finished records whose item changed since (data edited): not judged again
+    here, their verdicts are of the old items."""
     targets: list[EnvTarget] = field(default_factory=list)
     """The planned envs as made here (for what the board says of them: shared stories)."""
 
@@ -155,6 +158,8 @@ def judge_run_again(
             target = _target_of(plan, envs)
             now.targets.append(target)
             changed = {key for key, _ in changed_keys(target, best, done)}
+            if changed:
+                now.changed[plan.env_id] = len(changed)
             keys = [
                 k for i in plan.indices() if (k := (plan.env_id, i)) in done and k not in changed
             ]
