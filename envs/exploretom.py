@@ -16,7 +16,7 @@ from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.rewards import CANDIDATE_ALIASES_KEY, PLACES_KEY
-from tomgym.sources import ItemSource, ListSource
+from tomgym.sources import ItemSource, list_source
 
 from .splits import PRESET_SIZES, split_by_story
 
@@ -40,6 +40,7 @@ SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
 _CACHE: dict[tuple[str, str], tuple[ToMItem, ...]] = {}
+_SPLIT_CACHE: dict[tuple[str, str, str], tuple[ToMItem, ...]] = {}
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
@@ -200,12 +201,15 @@ def exploretom_items(
     items = _cached(file, presentation)
     if split == "all":
         return items
-    # Splits are made on the structured presentation; the infilled one follows by row.
-    parts = split_by_story(_cached(file, "structured"))
-    rows = {it.metadata["row"] for it in parts[split]}
-    return tuple(
-        it.model_copy(update={"split": split}) for it in items if it.metadata["row"] in rows
-    )
+    key = (str(file), presentation, split)
+    if key not in _SPLIT_CACHE:  # the same item objects each time: a make shares their source
+        # Splits are made on the structured presentation; the infilled one follows by row.
+        parts = split_by_story(_cached(file, "structured"))
+        rows = {it.metadata["row"] for it in parts[split]}
+        _SPLIT_CACHE[key] = tuple(
+            it.model_copy(update={"split": split}) for it in items if it.metadata["row"] in rows
+        )
+    return _SPLIT_CACHE[key]
 
 
 def _cached(file: Path, presentation: Presentation) -> tuple[ToMItem, ...]:
@@ -261,7 +265,7 @@ class ExploreToMEnv(ToMEnv):
         self, *, presentation: Presentation = "structured", split: str = "all", **unused: Any
     ) -> ItemSource:
         check_choice(self.label, "split", split, ("all", *PRESET_SIZES))  # before data is read
-        return ListSource(exploretom_items(presentation, split, self.tom_id or ENV_ID))
+        return list_source(exploretom_items(presentation, split, self.tom_id or ENV_ID))
 
 
 def register_envs() -> None:

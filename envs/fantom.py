@@ -12,7 +12,7 @@ from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import ItemSource, ListSource
+from tomgym.sources import ItemSource, list_source
 
 from .splits import stable_hash
 
@@ -228,7 +228,7 @@ class FANToMEnv(ToMEnv):
         # Checked before any data is read, so a bad value is not reported as missing data.
         check_choice(self.label, "kind", kind, ("all", *KINDS))
         check_choice(self.label, "context", context, ("full", "short"))
-        return ListSource(fantom_items(kind, context, self.tom_id or ENV_ID))
+        return list_source(fantom_items(kind, context, self.tom_id or ENV_ID))
 
 
 def register_envs() -> None:

@@ -14,7 +14,7 @@ from tomgym.data import release_items, require_file
 from tomgym.env import EnvArgumentError, ToMEnv, check_bool, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import ItemSource, ListSource
+from tomgym.sources import ItemSource, list_source
 
 Copy = Literal["cot", "mc"]
 JSON_FILE = "hitom/Hi-ToM_data.json"
@@ -232,7 +232,7 @@ class HiToMReleaseEnv(ToMEnv):
         items = hitom_items(copy, order, self.tom_id or ENV_ID)
         if check_bool(self.label, "drop_contradicted", drop_contradicted):
             items = agreeing_items(items, "hitom")
-        return ListSource(items)
+        return list_source(items)
 
 
 def register_envs() -> None:

@@ -14,7 +14,7 @@ from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import ItemSource, ListSource
+from tomgym.sources import ItemSource, list_source
 
 ENV_ID = "ToM-OpenToM-v0"
 GENRE_FILES: dict[str, tuple[str, ...]] = {
@@ -217,7 +217,7 @@ class OpenToMEnv(ToMEnv):
         long = check_bool(self.label, "long", long)
         if genre is not None:
             check_choice(self.label, "genre", genre, tuple(GENRE_FILES))
-        return ListSource(opentom_items(genre, long, self.tom_id or ENV_ID))
+        return list_source(opentom_items(genre, long, self.tom_id or ENV_ID))
 
 
 def register_envs() -> None:

@@ -13,7 +13,7 @@ from tomgym.data import release_items, require_file
 from tomgym.env import ToMEnv, argument_error, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
-from tomgym.sources import ItemSource, ListSource
+from tomgym.sources import ItemSource, list_source
 
 Version = Literal["clever_hans", "original"]
 ENV_ID = "ToM-ToMi-Original-v0"
@@ -199,7 +199,7 @@ class ToMiReleaseEnv(ToMEnv):
             )
         drop = check_bool(self.label, "drop_contradicted", drop_contradicted)
         items = tomi_items(version, split, self.tom_id or ENV_ID)
-        return ListSource(agreeing_items(items, "tomi") if drop else items)
+        return list_source(agreeing_items(items, "tomi") if drop else items)
 
 
 def register_envs() -> None:

@@ -217,17 +217,16 @@ def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
     split = check_choice(label, "split", split, SPLITS)
     if split == "all":
         return source
-    present = sorted({item.split for item in source.items})
+    present = sorted(source.splits)
     if present == ["all"]:
         raise ValueError(
             f"{label}: its items have no splits (use split='all' or none), not split={split!r}"
         )
-    chosen = [item for item in source.items if item.split == split]
-    if not chosen:
+    if split not in source.splits:
         raise SplitNotFoundError(
             f"{label}: no items of split {split!r}; its items' splits are {', '.join(present)}"
         )
-    return ListSource(chosen)
+    return source.splits[split]
 
 
 class ToMEnv(gym.Env[str, str]):
@@ -504,11 +503,10 @@ class ToMEnv(gym.Env[str, str]):
         set then includes them, so they reach the agent as written, not as U+FFFD."""
         if has_astral(repr(self.prompt_preset.model_dump())):
             return True
+        if isinstance(self.source, ListSource):
+            return self.source.holds_astral  # cached on the (shared) source
         items = getattr(self.source, "items", None)
-        return items is not None and any(
-            has_astral(it.story) or has_astral(it.question) or any(map(has_astral, it.candidates))
-            for it in items
-        )
+        return items is not None and ListSource(items).holds_astral
 
     def _warn_stood_in(self, item: ToMItem, messages: list[dict[str, str]]) -> None:
         """Warn once when a generated item's prompt loses printable characters beyond the BMP
