@@ -26,10 +26,10 @@ def simulate_answer(episode: Episode) -> tuple[str, list[str]]:
             episode.story, episode.question
         )
     if episode.family == "tomi":
-        from tomgym.world.tomi_solve import solve_tomi
+        from tomgym.world.tomi_solve import explain_tomi, solve_tomi
 
         answer = solve_tomi(episode.story, episode.question)
-        return answer, [f"Replaying the story by the ToMi rules gives the {answer}."]
+        return answer, explain_tomi(episode.story, episode.question)
     raise ValueError(f"the simulator does not know the family {episode.family!r}")
 
 

@@ -100,6 +100,25 @@ def tomi_world(story: str) -> World:
     return World(max_order=2).apply_all(_place_objects(parse_story(story)))
 
 
+def explain_tomi(story: str, question: str) -> list[str]:
+    """Reasoning lines under the rules, as ``explain_hitom``'s: where the object really is, then
+    each belief of the question's chain from the inside out ("Y thinks...", "X thinks Y
+    thinks..."); a memory question states where the object was at the beginning."""
+    from tomgym.world.solve import belief_claim
+
+    kind, agents, obj = parse_tomi_question(question)
+    world = tomi_world(story)
+    if kind == "memory":
+        first = world.initial.get(obj)
+        return [] if first is None else [f"The {obj} was in the {first} at the beginning."]
+    lines = []
+    for start in range(len(agents), -1, -1):
+        where = world.beliefs(agents[start:], obj)
+        if where is not None:
+            lines.append(belief_claim(agents[start:], obj, where))
+    return lines
+
+
 def solve_tomi(story: str, question: str, mode: str = "rules") -> str:
     """The container a ToMi question asks for; mode "rules" or "release" (see module doc)."""
     if mode not in ("rules", "release"):
