@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from typing import Any
 
 import gymnasium as gym
@@ -13,6 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from tomgym.answers import phrase_of, rival_names, words
 from tomgym.env import ToMEnv
 from tomgym.items import ToMItem
+from tomgym.registry import get_spec, list_envs
 from tomgym.rewards import asked_candidates, gold_response, judged_places, score_response
 
 MEGABYTE = 1_000_000
@@ -87,6 +89,32 @@ def story_entity_lists(item: ToMItem) -> dict[str, str]:
     return lists
 
 
+def spec_problems(env_id: str) -> list[str]:
+    """What the env's registered spec gets wrong about other envs: a held_out_from or
+    serves_held_out ID that is not registered (a typo the spec would carry silently: the
+    IDs are only recorded at registration, as built-ins name IDs registered after them), or
+    held_out_from on an env not marked held out."""
+    spec = get_spec(env_id)
+    known = {s.id for s in list_envs()}
+    problems = [
+        f"spec: {name} names {other!r}, not a registered env ID"
+        + (
+            f" (did you mean {close[0]!r}?)"
+            if (close := get_close_matches(other, known, 1))
+            else ""
+        )
+        for name, ids in (
+            ("held_out_from", spec.held_out_from),
+            ("serves_held_out", spec.serves_held_out),
+        )
+        for other in ids
+        if other not in known
+    ]
+    if spec.held_out_from and not spec.held_out:
+        problems.append("spec: held_out_from is set but held_out is False (is it held out?)")
+    return problems
+
+
 @dataclass
 class CheckReport:
     env_id: str
@@ -101,6 +129,7 @@ class CheckReport:
 def check_tom_env(env_id: str, n_items: int = 5, **env_kwargs: Any) -> CheckReport:
     """Run the conformance checks on one registered env and report every problem found."""
     report = CheckReport(env_id)
+    report.problems += spec_problems(env_id)
     env = gym.make(env_id, **env_kwargs)
     raw = env.unwrapped
     assert isinstance(raw, ToMEnv)

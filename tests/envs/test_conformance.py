@@ -43,3 +43,29 @@ def test_check_tries_the_story_s_names_and_places_on_free_text_items() -> None:
         assert report.ok, report.problems
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_check_names_a_held_out_from_id_that_is_not_registered() -> None:
+    """Review: held_out_from and serves_held_out are recorded, never checked (built-ins name
+    IDs registered after them), so a typo in a user's spec stood silently: `tomgym check`
+    names it, with the ID it probably meant."""
+    item = {"id": "a", "story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    env_id = "Test-Conformance-HeldOutFrom-v0"
+    tomgym.register_tom_env(
+        env_id, items=[item], held_out=True, held_out_from=["ToM-HiToM-O2-V0"], overwrite=True
+    )
+    try:
+        problems = check_tom_env(env_id, n_items=1).problems
+        assert problems == [
+            "spec: held_out_from names 'ToM-HiToM-O2-V0', not a registered env ID "
+            "(did you mean 'ToM-HiToM-O2-v0'?)"
+        ]
+        tomgym.register_tom_env(
+            env_id, items=[item], held_out_from=["ToM-HiToM-O2-v0"], overwrite=True
+        )
+        assert check_tom_env(env_id, n_items=1).problems == [
+            "spec: held_out_from is set but held_out is False (is it held out?)"
+        ]
+    finally:
+        tomgym.unregister_tom_env(env_id)
