@@ -331,6 +331,14 @@ class ToMEnv(gym.Env[str, str]):
                 UserWarning,
                 stacklevel=3,
             )
+        if self.reward_spec.untagged_answers and self.prefill:
+            warnings.warn(
+                f"{self.label}: untagged answers are read outside the think part, and with "
+                "prefill_think=True a response starts inside it: an untagged response that "
+                "never closes </think> earns nothing (drop prefill_think, or ask for the tags)",
+                UserWarning,
+                stacklevel=3,
+            )
         self._astral = self._prompts_go_beyond_the_bmp()
         self._stood_in_warned = False
         self.observation_space: spaces.Text = text_space(

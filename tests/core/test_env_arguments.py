@@ -295,3 +295,22 @@ def test_a_held_out_id_made_to_serve_other_items_warns() -> None:
         warnings.simplefilter("error", HeldOutRedefinedWarning)
         gym.make("ToM-HiToM-O4-v0", orders=[4], split="train")  # its own items
         gym.make("ToM-HiToM-O1-v0", orders=(3,))  # not held out: an ordinary argument
+
+
+def test_untagged_answers_with_a_prefilled_think_warn_at_make() -> None:
+    """Red team: reward='lenient' (for models too small to write the tags) with
+    prefill_think=True paid nothing, silently: the response starts inside the think part and
+    an untagged one never leaves it."""
+    import warnings
+
+    import tomgym
+
+    with pytest.warns(UserWarning, match="prefill_think=True a response starts inside"):
+        env = tomgym.make("ToM-ToMi-v0", reward="lenient", prefill_think=True)
+    env.reset(options={"index": 0})
+    item = env.unwrapped.current_item
+    assert env.step(item.answer)[4]["verdict"] == "no_answer"  # what the warning says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tomgym.make("ToM-ToMi-v0", reward="lenient")
+        tomgym.make("ToM-ToMi-v0", prefill_think=True)
