@@ -208,3 +208,29 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
     with pytest.warns(HeldOutDataWarning, match="serves 120 of the 120 items of held-out"):
         export_dataset(["ToM-HiToM-Original-O0-v0"], None, None, "jsonl", tmp_path / "o4.jsonl",
                        order=4)  # fmt: skip
+
+
+def test_exporting_split_all_of_an_env_with_a_test_split_warns(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Red team: `--split all` wrote a data file's test rows (and ExploreToM's test stories)
+    as training rows without the HeldOutDataWarning that `--split test` gives."""
+    from tomgym.train.export import HeldOutDataWarning
+
+    story = "Ann put the ball in the box."
+    items = [{"id": f"q{i}", "story": f"{story} ({i})", "question": "Where is the ball?",
+              "answer": "box", "candidates": ["box", "bag"],
+              "split": ("train", "val", "test")[i % 3]} for i in range(6)]  # fmt: skip
+    env_id = "Test-Export-SplitAll-v0"
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        with pytest.warns(HeldOutDataWarning, match=f"2 test-split items of {env_id}"):
+            export_dataset([env_id], "all", None, "jsonl", tmp_path / "all.jsonl")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", HeldOutDataWarning)
+            export_dataset([env_id], "train", None, "jsonl", tmp_path / "train.jsonl")
+            export_dataset([env_id], "all", 2, "jsonl", tmp_path / "first2.jsonl")  # q0, q1
+    finally:
+        tomgym.unregister_tom_env(env_id)
+    with pytest.warns(HeldOutDataWarning, match="300 test-split items of ToM-ExploreToM-v0"):
+        export_dataset(["ToM-ExploreToM-v0"], "all", None, "jsonl", tmp_path / "et.jsonl")

@@ -53,17 +53,41 @@ def held_out_notes(
         for env_id in env_ids
         if get_spec(env_id).held_out
     ]
-    notes += [
-        note for env_id in env_ids for note in served_held_out(env_id, split, env_kwargs, n)
-    ]
+    notes += [note for env_id in env_ids for note in served_held_out(env_id, split, env_kwargs, n)]
     if split == "test":
         notes.append("the test split")
+    else:  # split="all" (or an env's own default) may hold test-split items too
+        served = (test_items_served(env_id, split, env_kwargs, n) for env_id in env_ids)
+        notes += [note for note in served if note]
     notes += [
         f"{key}={value} serves held-out items"
         for key, value in env_kwargs.items()
         if key.endswith("_split") and value == "test"
     ]
     return notes
+
+
+def test_items_served(
+    env_id: str, split: str | None, env_kwargs: Mapping[str, Any], n: int | None = None
+) -> str | None:
+    """How many test-split items a fixed env, made as the export makes it, serves among its
+    first ``n`` (``split="all"`` holds the test split too: a data file's test rows,
+    ExploreToM's test stories), or None."""
+    if get_spec(env_id).procedural:
+        return None  # a generated env's splits are seed streams: none holds another
+    from tomgym.sources import first_items
+
+    env, _ = open_export_env(env_id, split, **env_kwargs)
+    try:
+        served = first_items(env.source, n)
+        tested = open_labelled_env(env_id, "test", dict(env_kwargs))[0].source
+        test = {(it.story, it.question) for it in first_items(tested)}
+    except (TypeError, ValueError, KeyError):  # no test split (or no splits) to serve
+        return None
+    count = sum((item.story, item.question) in test for item in served)
+    if not count:
+        return None
+    return f"{count} test-split items of {env_id} (split={split or 'its default'!r} holds them)"
 
 
 def served_held_out(
