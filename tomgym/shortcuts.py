@@ -173,6 +173,10 @@ def agent_accuracy(
     return right / len(items)
 
 
+class NoAuditItemsError(ValueError):
+    """An env whose items leave one side of the audit empty (no test, or no training items)."""
+
+
 def audit_env(
     env_id: str,
     n_train: int = DEFAULT_N_TRAIN,
@@ -185,6 +189,15 @@ def audit_env(
 
     family = tomgym.get_spec(env_id).family
     train, test, test_split = split_items(env_id, n_train, n_test, **kwargs)
+    if not test or not train:
+        stories = len({it.story for it in [*train, *test]})
+        side = "test" if not test else "training"
+        raise NoAuditItemsError(
+            f"{env_id}: no {side} items to audit on: it has no test or val split, and its "
+            f"{stories} stor{'y' if stories == 1 else 'ies'} all fell in the "
+            f"{'training' if not test else 'test'} half (stories are split by a hash of their "
+            "text, so that no story is on both sides); give its items a split column"
+        )
     row = AuditRow(
         env_id=env_id,
         family=family,
@@ -372,6 +385,8 @@ def audit_envs(
             rows.append(audit_env(env_id, n_train=n_train, n_test=n_test))
         except MissingDataError as exc:
             skipped[env_id] = f"data missing: {exc}"
+        except NoAuditItemsError as exc:
+            skipped[env_id] = str(exc)
     return rows, skipped
 
 

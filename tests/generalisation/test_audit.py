@@ -76,3 +76,30 @@ def test_a_release_without_splits_is_halved_by_story_and_random_is_not_a_shortcu
     row = AuditRow("x", "hitom", what, 200, 100, chance=0.5, oracle=1.0,
                    baselines={"random": 0.6, "heuristic:first": 0.55})  # fmt: skip
     assert row.best_shortcut == ("heuristic:first", 0.55)
+
+
+def test_an_env_whose_stories_all_fall_on_one_side_is_skipped_not_scored_zero(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Red team: a custom env of one story (no split) left the audit no test items, and it
+    printed chance, every baseline and the oracle as 0.0 and exited 0: an oracle at 0% reads
+    as wrong labels. It is skipped, saying why."""
+    import argparse
+
+    import tomgym
+
+    story = "Ann put the ball in the box. Ann went out."
+    items = [{"id": f"q{i}", "story": story, "question": f"Where is the ball? ({i})",
+              "answer": "box", "candidates": ["box", "bag"]} for i in range(4)]  # fmt: skip
+    env_id = "Test-Audit-OneStory-v0"
+    tomgym.register_tom_env(env_id, items=items, overwrite=True)
+    try:
+        parser = argparse.ArgumentParser()
+        add_commands(parser.add_subparsers())
+        args = parser.parse_args(["audit", env_id, "--n", "5"])
+        assert args.handler(args) == 1
+    finally:
+        tomgym.unregister_tom_env(env_id)
+    out = capsys.readouterr().out
+    assert f"skipped {env_id}: {env_id}: no " in out and "1 story all fell in the" in out
+    assert f"| {env_id} |" not in out
