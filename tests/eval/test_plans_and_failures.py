@@ -370,6 +370,43 @@ def test_an_interrupted_rerun_leaves_a_summary_of_its_own_plan(tmp_path: Path) -
     assert summary["n_items"] == 9  # the first run's 5 and one batch of 4
 
 
+def test_an_interrupt_while_the_summary_is_written_leaves_no_stale_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: a Ctrl-C after the last record, while the final summary was being written,
+    left the previous command's summary.json (complete, 5 of 5) beside 20 records, or none.
+    The interrupted write is finished by the interrupt handler; interrupted twice, the stale
+    summary is gone (a reader rebuilds it from the records), never left standing."""
+    from tomgym.eval import runner
+    from tomgym.eval.leaderboard import load_summary
+
+    evaluate(FirstCandidateAgent(), [ENV], n=5, out=tmp_path, quiet=True)
+    real_finish = runner.finish
+    calls = []
+
+    def interrupted_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "finish", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(FirstCandidateAgent(), [ENV], n=20, out=tmp_path, quiet=True)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["planned_items"] == 20 and summary["complete"] and summary["n_items"] == 20
+
+    def always_interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "finish", always_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(FirstCandidateAgent(), [ENV], n=30, out=tmp_path, quiet=True)
+    assert not (tmp_path / "summary.json").exists()
+    monkeypatch.setattr(runner, "finish", real_finish)
+    assert load_summary(tmp_path).n_items == 30  # rebuilt from the records
+
+
 def test_a_moved_server_or_an_explicit_default_is_the_same_run(tmp_path: Path) -> None:
     """Retrying a served model's failures after it moved host, or passing --temperature 0 on
     a rerun, was refused as 'a different run'; another model or temperature still is."""

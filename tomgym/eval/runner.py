@@ -279,6 +279,10 @@ def evaluate(
             metadata = metadata.model_copy(update={"agent_description": described})
         apply_item_changes(store, stale, fresh, quiet, regraded, flips)
         write_json(directory / METADATA_FILE, metadata)
+        # The previous command's summary describes another plan: gone until this one's is
+        # written, so a run killed before then has none (readers rebuild it from the records)
+        # rather than a stale one that may say "complete".
+        (directory / SUMMARY_FILE).unlink(missing_ok=True)
         if batch_size > 1:  # for one process and for Ray workers alike
             for target in targets:
                 if target.env is not None and pending[target.env_id]:
@@ -313,6 +317,7 @@ def evaluate(
                     ask_in_process(
                         built, target, pending[target.env_id], store, batch_size, scored, quiet
                     )
+            return finish(directory, metadata)  # inside: an interrupt here is finished below
         except BaseException:
             # Interrupted (Ctrl-C, a crash): summary.json says what is done under the new plan,
             # not what the previous command finished.
@@ -321,7 +326,6 @@ def evaluate(
             except Exception as exc:  # a full or read-only disk fails this too: keep the cause
                 print(f"tomgym: warning: summary.json not updated: {exc}", file=sys.stderr)
             raise
-        return finish(directory, metadata)
 
 
 def apply_item_changes(
