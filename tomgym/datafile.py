@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tomgym.answers import split_names
+from tomgym.answers import phrase_of, split_names
 from tomgym.items import ItemError, ToMItem, default_answer_type, describe_error
 from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
 
@@ -230,8 +230,8 @@ def _as_list(value: Any, sep: str) -> list[str]:
 
 BOOLEAN_CELLS = frozenset({"TRUE", "FALSE", "True", "False", "true", "false"})
 """A text cell holding a boolean as a spreadsheet (TRUE) or pandas (True) writes one: an answer
-cell reads it as yes or no, as a JSON file's true is, unless the row has candidates (a true or
-false question whose candidates are "True" and "False" keeps its answer as written)."""
+cell reads it as yes or no, as a JSON file's true is, unless a candidate reads as the word
+itself (a true or false question whose candidates are True and False: the gold is that one)."""
 
 
 def _boolean_cell(value: Any) -> bool:
@@ -357,17 +357,26 @@ def _fields(
             elif field == "answer" and _is_list(value):
                 fields[field] = _as_list(value, sep)
             elif field == "answer" and isinstance(value, bool):
-                fields[field] = "yes" if value else "no"  # JSON true for a yes/no question
+                fields[field] = "TRUE" if value else "FALSE"  # read with the candidates below
             elif field == "story" and _sentences(value):
                 fields[field] = "\n".join(str(v).strip() for v in value)
             else:
                 fields[field] = _text(value)
         except (TypeError, ValueError) as exc:
             problems.append(RowProblem(where, field, f"column {column!r}: {exc}"))
-    if _boolean_cell(fields.get("answer")) and not fields.get("candidates"):
-        # a spreadsheet's TRUE for a yes/no question; with candidates ("True|False") the
-        # answer is one of them as written
-        fields["answer"] = "yes" if str(fields["answer"]).strip().lower() == "true" else "no"
+    answer, candidates = fields.get("answer"), fields.get("candidates") or ()
+    if _boolean_cell(answer):
+        # a spreadsheet's TRUE, a JSON true: yes/no for a yes/no question, unless a candidate
+        # reads as the word itself (a true/false question whose candidates are True|False)
+        word = str(answer).strip().lower()
+        if not any(phrase_of(c) == (word,) for c in candidates):
+            fields["answer"] = answer = "yes" if word == "true" else "no"
+    if isinstance(answer, str) and candidates and answer not in candidates:
+        # "Box" or "the box" for the candidate "box" (the judge reads them as one answer):
+        # the gold is that candidate as written, as a choice's gold must be
+        same = [c for c in candidates if phrase_of(c) == phrase_of(answer)]
+        if len(same) == 1:
+            fields["answer"] = same[0]
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
         # A CSV cell holds the names joined: by the list separator or as a judge reads a list.
         fields["answer"] = [

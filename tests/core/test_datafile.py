@@ -544,3 +544,31 @@ def test_a_true_or_false_question_with_those_candidates_keeps_its_answer(
     path.write_text("story,question,answer,candidates\nS.,True or false?,True,True|False\n")
     (item,) = load_file_items(path, env_id, column_mapping())
     assert (item.answer, item.answer_type) == ("True", "choice")
+
+
+def test_a_gold_written_otherwise_than_its_candidate_is_that_candidate(
+    tmp_path: Path, env_id: str
+) -> None:
+    """Red team: Excel writes a true/false answer as TRUE, and a JSON file's false with the
+    candidates True/False was refused as the gold 'no', a text the file never holds; a gold
+    "Box" or "the box" for the candidate "box" (which the judge reads as one answer) was
+    refused too. The gold is the candidate that reads the same, as written."""
+    path = tmp_path / "tf.csv"
+    path.write_text(
+        "story,question,answer,candidates\nS.,True or false?,FALSE,True|False\n"
+        "S.,Where?,Box,box|basket\nS.,Where now?,the basket,box|basket\n"
+        "S.,Is it?,TRUE,yes|no\n"
+    )
+    items = load_file_items(path, env_id, column_mapping())
+    assert [it.answer for it in items] == ["False", "box", "basket", "yes"]
+    jsonl = tmp_path / "tf.jsonl"
+    jsonl.write_text(
+        '{"story": "S.", "question": "True or false?", "answer": false, '
+        '"candidates": ["True", "False"]}\n'
+        '{"story": "S.", "question": "Does she?", "answer": true}\n'
+    )
+    items = load_file_items(jsonl, env_id, column_mapping())
+    assert [it.answer for it in items] == ["False", "yes"]
+    path.write_text("story,question,answer,candidates\nS.,Where?,crate,box|basket\n")
+    with pytest.raises(ValueError, match="'crate' is not among the candidates"):
+        load_file_items(path, env_id, column_mapping())
