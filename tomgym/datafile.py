@@ -278,6 +278,21 @@ def _as_int(value: Any) -> int:
     raise ValueError(f"expected a whole number, got {type(value).__name__}")
 
 
+def _delimiter_hint(columns: Sequence[str]) -> str:
+    """For a CSV read as one column because its cells are split by another character (a
+    European Excel's semicolons, tabs): say so."""
+    if len(columns) != 1:
+        return ""
+    other = next((d for d in (";", "\t") if d in columns[0]), None)
+    if other is None:
+        return ""
+    shown = "tabs" if other == "\t" else "semicolons"
+    return (
+        f" (one column: its header is split by {shown}, but a CSV file's cells are split by "
+        "commas; save it as CSV with commas, or as JSONL)"
+    )
+
+
 def _listed(columns: Iterable[str]) -> str:
     names = [repr(c) for c in columns]
     more = len(names) - MAX_COLUMNS
@@ -433,11 +448,17 @@ def items_from_rows(
     columns = list(dict.fromkeys(key for _, row in numbered for key in row))
     absent = [(f, c) for f, c in mapping.items() if c not in columns]
     if numbered and absent:  # a mapping mistake: say so once, not on every row
+        hint = _delimiter_hint(columns)
         raise DataFileError(
             where,
             [
-                RowProblem(where, f, f"column {c!r} is missing; the file has {_listed(columns)}")
-                for f, c in absent
+                RowProblem(
+                    where,
+                    f,
+                    f"column {c!r} is missing; the file has {_listed(columns)}"
+                    + (hint if k == 0 else ""),
+                )
+                for k, (f, c) in enumerate(absent)
             ],
         )
     parsed: list[tuple[str, int, dict[str, Any], Mapping[str, Any]]] = []

@@ -572,3 +572,15 @@ def test_a_gold_written_otherwise_than_its_candidate_is_that_candidate(
     path.write_text("story,question,answer,candidates\nS.,Where?,crate,box|basket\n")
     with pytest.raises(ValueError, match="'crate' is not among the candidates"):
         load_file_items(path, env_id, column_mapping())
+
+
+@pytest.mark.parametrize(("sep", "shown"), [(";", "semicolons"), ("\t", "tabs")])
+def test_a_csv_split_by_another_character_says_so(
+    tmp_path: Path, env_id: str, sep: str, shown: str
+) -> None:
+    """Red team: a European Excel's semicolon CSV (or a tab one named .csv) was refused as
+    'column story is missing; the file has story;question;answer', with no word of why."""
+    path = tmp_path / "semi.csv"
+    path.write_text(sep.join(["story", "question", "answer"]) + "\n" + sep.join("SQA") + "\n")
+    with pytest.raises(ValueError, match=f"its header is split by {shown}, but a CSV file's"):
+        load_file_items(path, env_id, column_mapping())

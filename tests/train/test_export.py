@@ -234,3 +234,14 @@ def test_exporting_split_all_of_an_env_with_a_test_split_warns(
         tomgym.unregister_tom_env(env_id)
     with pytest.warns(HeldOutDataWarning, match="300 test-split items of ToM-ExploreToM-v0"):
         export_dataset(["ToM-ExploreToM-v0"], "all", None, "jsonl", tmp_path / "et.jsonl")
+
+
+def test_an_export_to_a_directory_or_a_table_suffix_is_refused(tmp_path: Path) -> None:
+    """Red team: --out naming an existing directory failed with a raw '[Errno 21] Is a
+    directory', and --format jsonl wrote JSON lines into x.csv silently."""
+    from tomgym.train.export import ExportError
+
+    with pytest.raises(ExportError, match="is a directory: name the file"):
+        export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path)
+    with pytest.raises(ExportError, match="ends in .csv; name the file"):
+        export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path / "x.csv")

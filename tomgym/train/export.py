@@ -284,11 +284,13 @@ def check_suffix(fmt: Format, out: str | Path) -> None:
             f"--format verl writes Parquet, but {str(out)!r} does not end in .parquet; "
             "name the file *.parquet (or use --format jsonl/openrlhf/trl for JSON lines)"
         )
-    if fmt != "verl" and suffix in PARQUET_SUFFIXES:
+    if fmt != "verl" and suffix in (*PARQUET_SUFFIXES, ".csv", ".tsv", ".json"):
         raise ExportError(
             f"--format {fmt} writes JSON lines, but {str(out)!r} ends in {suffix}; "
             "name the file *.jsonl (or use --format verl for Parquet)"
         )
+    if Path(out).is_dir():
+        raise ExportError(f"{str(out)!r} is a directory: name the file to write in it")
 
 
 def check_prefill(fmt: Format, env_id: str, prefill: str) -> None:
