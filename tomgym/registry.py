@@ -149,11 +149,14 @@ def register_tom_env(
         unsplit = sum(it.split == "all" for it in validated)
         if 0 < unsplit < size:
             warnings.warn(
-                f"{env_id}: {unsplit} of its {size} items have no split (a blank split cell): "
-                "split='train', 'val' or 'test' serves none of them, only split='all' (or none)",
+                f"{env_id}: {unsplit} of its {size} items have no split (a blank or 'all' "
+                "split cell): split='train', 'val' or 'test' serves none of them, only "
+                "split='all' (or none)",
                 UserWarning,
                 stacklevel=2,
             )
+        for problem in _repeated_questions(validated):
+            warnings.warn(f"{env_id}: {problem}", UserWarning, stacklevel=2)
         found = sorted({it.order for it in validated if it.order is not None})
         if orders is not None and sorted(set(orders)) != found:
             raise ValueError(
@@ -282,6 +285,43 @@ def _check_kwargs(
 
 
 _GENERATION = [0]
+
+
+def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
+    """What a list of items repeats that a user would want to know: one question about one
+    story with two different golds (one of them can never be answered right), and a test or
+    val question that the train split asks too (held-out items seen in training)."""
+    golds: dict[tuple[str, str], ToMItem] = {}
+    splits: dict[tuple[str, str], dict[str, ToMItem]] = {}
+    contradicted: list[tuple[ToMItem, ToMItem]] = []
+    for item in items:
+        key = (item.story.strip(), item.question.strip())
+        first = golds.setdefault(key, item)
+        if first is not item and first.answer != item.answer:
+            contradicted.append((first, item))
+        splits.setdefault(key, {}).setdefault(item.split, item)
+    leaked = [
+        (by_split["train"], by_split[held])
+        for by_split in splits.values()
+        for held in ("val", "test")
+        if "train" in by_split and held in by_split
+    ]
+    problems = []
+    if contradicted:
+        a, b = contradicted[0]
+        problems.append(
+            f"{len(contradicted)} question(s) about the same story are asked again with another "
+            f"gold (item {a.id!r}: {a.answer!r}, item {b.id!r}: {b.answer!r}): no answer is "
+            "right for both"
+        )
+    if leaked:
+        a, b = leaked[0]
+        problems.append(
+            f"{len(leaked)} question(s) of a held-out split are asked in the train split too "
+            f"(item {b.id!r} of {b.split} is item {a.id!r} of train): trained on, they stop "
+            "measuring generalisation"
+        )
+    return problems
 
 
 def _changed() -> None:

@@ -217,3 +217,39 @@ def test_an_item_lists_size_and_orders_must_be_its_own(custom_id: str) -> None:
     assert custom_id not in {s.id for s in tomgym.list_envs()}
     spec = tomgym.register_tom_env(custom_id, items=[{**item, "order": 3}], orders=[3], size=1)
     assert spec.orders == (3,) and spec.size == 1
+
+
+def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> None:
+    """Red team: a data file asking one question about one story twice with two golds (one
+    can never be answered right), or a train row repeated in the test split, was accepted
+    without a word."""
+    import warnings
+
+    import pytest
+
+    base = {"story": "Ann put the ball in the box.", "question": "Where is the ball?",
+            "candidates": ["box", "bag"]}  # fmt: skip
+    items = [
+        {**base, "id": "a", "answer": "box", "split": "train"},
+        {**base, "id": "b", "answer": "box", "split": "test"},
+        {**base, "id": "c", "answer": "bag", "split": "test"},
+    ]
+    env_id = "Test-Registry-Repeated-v0"
+    try:
+        with pytest.warns(UserWarning) as caught:
+            tomgym.register_tom_env(env_id, items=items, overwrite=True)
+        said = " ".join(str(w.message) for w in caught)
+        assert (
+            "1 question(s) about the same story are asked again with another gold (item "
+            "'a': 'box', item 'c': 'bag')" in said
+        )
+        assert (
+            "1 question(s) of a held-out split are asked in the train split too (item 'b' "
+            "of test is item 'a' of train)" in said
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tomgym.register_tom_env(env_id, items=[items[0], {**items[1], "split": "train"}],
+                                    overwrite=True)  # fmt: skip
+    finally:
+        tomgym.unregister_tom_env(env_id)
