@@ -10,7 +10,7 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,20 +41,21 @@ gold) may add this many words to the gold phrase: pasting the whole story names 
 NEGATIONS = frozenset(
     {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
      "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
-     "shouldnt", "aint", "except", "excluding", "nowhere"}
+     "shouldnt", "aint", "except", "excluding", "nowhere", "non", "un", "hardly", "scarcely"}
 )  # fmt: skip
-"""Words that negate what follows ("not the jar"); ``n't`` is read as its own word ``t`` after
-a word ending in ``n`` (``isn't`` -> ``isn t``)."""
+"""Words that negate what follows ("not the jar", "hardly positive"); ``n't`` is read as its own
+word ``t`` after a word ending in ``n`` (``isn't`` -> ``isn t``), and a negating prefix written
+apart is a word of its own ("non-negative", "un-positive"; "nonnegative" names no label)."""
 NEGATION_REACH = 3
 """How many words before a gold mention, within its clause, a negation still negates it:
 "is not (located) in the jar" but not "does not know it moved, so she looks in the jar"."""
 EXCLUDING_PAIRS = frozenset(
     {("other", "than"), ("no", "longer"), ("anywhere", "but"), ("anything", "but"),
      ("everywhere", "but"), ("everything", "but"), ("all", "but"), ("instead", "of"),
-     ("rather", "than")}
+     ("rather", "than"), ("far", "from")}
 )  # fmt: skip
 """Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar",
-"the box instead of the jar")."""
+"the box instead of the jar", "far from positive")."""
 REFUTING_WORDS = frozenset({"wrong", "incorrect"})
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
@@ -81,7 +82,16 @@ CONDITIONAL_WORDS = frozenset({"if"})
 """Words that, at most NEGATION_REACH words before a negation in its clause, make it a
 condition, not an exclusion: "the box, if not the chest" offers the chest too ("good, if not
 great"), as does "the box, if it isn't in the chest"; the gold's own denial still reads it."""
-_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {"than", "longer", "but", "of", "t"}
+COORDINATORS = frozenset({"or", "and", "vs", "versus"})
+"""Words that join two answers, which may share a word written once: "blue or green basket" is
+the blue basket and the green basket (see :func:`elided_candidate`)."""
+_ELISION_MARKS = re.compile(r"[^\w\s'\u2019]+")
+"""Marks that set a word apart from the one before it ("green basket/cabinet"); not an
+apostrophe, which ``n't`` needs."""
+OPEN_QUESTION_WORDS = frozenset({"whether", "if"})
+"""Words that, at most NEGATION_REACH words before a mention in its clause, ask about it
+rather than affirm it: "no idea whether she knows about it" offers both answers."""
+_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {second for _, second in EXCLUDING_PAIRS} | {"t"}
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
 """Where a mention's clause ends for the words that refute it: a colon or an opening bracket
@@ -598,6 +608,180 @@ def _holds_view(part: Sequence[str], at: int) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1 << 12)
+def _elided_parts(
+    gold: tuple[str, ...], other: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """(the other's own words before the last words it shares with the gold, the other's own
+    words after the first words it shares with it, how many first words they share); each
+    part empty where they share no such words, or where either phrase would be left empty."""
+    shortest = min(len(gold), len(other)) - 1
+    last = 0
+    while last < shortest and gold[-1 - last] == other[-1 - last]:
+        last += 1
+    first = 0
+    while first < shortest and gold[first] == other[first]:
+        first += 1
+    return (other[: len(other) - last] if last else ()), (other[first:] if first else ()), first
+
+
+def elided_candidate(
+    tokens: Sequence[str],
+    clauses: Callable[[], tuple[Sequence[int], Sequence[int]]],
+    gold_spans: Iterable[tuple[int, int]],
+    others: Mapping[str, Sequence[tuple[str, ...]]],
+) -> str | None:
+    """Another candidate the answer names by writing a word it shares with the gold once, beside
+    a mention of the gold (``tokens[s:e]`` for each of ``gold_spans``): the other's own words
+    before the gold's when they share their last words ("blue or green basket", "blue/green
+    basket", "more or less full" name the blue basket, the more full), after it, joined by
+    COORDINATORS and ending the clause ("green basket or blue", "does know or does not"), or
+    the other's own words after the gold's when they share their first words ("green basket
+    or cabinet", "green basket/cabinet", "green basket, cabinet"), set apart by a coordinator
+    or a mark ("she knows nothing about it" offers no "knows about it") unless one word
+    stands for one ("green basket cabinet"), and ending the clause. Only a reading that gives
+    back another candidate counts ("the green basket, which is blue-lidded" names one), and
+    not one excluded as a mention would be ("not blue, the green basket"). ``clauses`` gives,
+    when a reading needs them, the clause of each word (split at _CLAUSE_BREAKS) and its piece
+    (split at _ELISION_MARKS)."""
+    n = len(tokens)
+
+    def ends_clause(at: int) -> bool:  # the words before ``at`` end their clause
+        return at >= n or clauses()[0][at] != clauses()[0][at - 1] or tokens[at] in ("one", "ones")
+
+    def affirmed(at: int) -> bool:  # a mention starting at ``at`` is not excluded
+        return not _excluded_at(tokens, clauses()[0], at)
+
+    for s, e in gold_spans:
+        gold = tuple(tokens[s:e])
+        for key, phrases in others.items():
+            for other in phrases:
+                own, rest, first = _elided_parts(gold, other)
+                # before the gold: "blue or green basket", "blue, red or green basket"
+                at = s
+                while own:
+                    start = at - (at > 0 and tokens[at - 1] in COORDINATORS) - len(own)
+                    if start < 0 or tuple(tokens[start : start + len(own)]) != own:
+                        break
+                    if affirmed(start):
+                        return key
+                    at = start
+                # after it, joined: "green basket or blue", "does know or does not"
+                end = e + 1 + len(own)
+                if (
+                    own
+                    and end <= n
+                    and tokens[e] in COORDINATORS
+                    and tuple(tokens[e + 1 : end]) == own
+                    and ends_clause(end)
+                ):
+                    return key
+                if rest and e < n:  # "green basket or cabinet", "green basket/cabinet"
+                    start = e + (tokens[e] in COORDINATORS)
+                    end = start + len(rest)
+                    if (
+                        end <= n
+                        and tuple(tokens[start:end]) == rest
+                        and (
+                            start > e
+                            or clauses()[1][e] != clauses()[1][e - 1]
+                            or len(rest) == 1 == e - s - first
+                        )
+                        and ends_clause(end)
+                        and affirmed(start)
+                    ):
+                        return key
+    return None
+
+
+def hedges(
+    answer: str,
+    tokens: Sequence[str],
+    gold_phrases: Sequence[tuple[str, ...]],
+    others: Mapping[str, Sequence[tuple[str, ...]]],
+    rivals: Sequence[tuple[str, ...]] = (),
+) -> str | None:
+    """Why an answer that names the gold, and no other candidate outright, still offers another
+    answer (None when it does not): another candidate elided beside the gold
+    (:func:`elided_candidate`), the gold asked about ("no idea whether she knows about it";
+    OPEN_QUESTION_WORDS), or a later part that takes it back (:func:`_takes_back`: "knows
+    about it (or not)", "probably knows about it, probably does not", "box, or maybe not").
+    ``tokens``: ``words(answer)``; ``others``: the other candidates' phrases by candidate;
+    ``rivals``: as in :func:`own_spans`."""
+    if tuple(tokens) in gold_phrases:
+        return None  # the gold and nothing else (most answers): nothing to hedge with
+    present = set(tokens)
+    spans = own_spans(tokens, gold_phrases, rivals)
+    if not spans:
+        return None
+
+    @functools.cache
+    def clauses() -> tuple[list[int], list[int]]:
+        """Each word's clause and piece, read once and only when asked for."""
+        _, clause_of = clause_words(answer, _CLAUSE_BREAKS)
+        marked, piece_of = clause_words(answer, _ELISION_MARKS)
+        return clause_of, (piece_of if marked == tokens else clause_of)
+
+    # the other candidates' phrases whose own words beside a shared one the answer has
+    sharing = {
+        key: kept
+        for key, phrases in others.items()
+        if (
+            kept := [
+                other
+                for other in phrases
+                if any(
+                    (own and present.issuperset(own)) or (rest and present.issuperset(rest))
+                    for gold in gold_phrases
+                    for own, rest, _ in [_elided_parts(gold, other)]
+                )
+            ]
+        )
+    }
+    if sharing:
+        elided = elided_candidate(tokens, clauses, spans, sharing)
+        if elided is not None:
+            return f"the answer also names {elided!r}, sharing a word with the gold"
+    if not OPEN_QUESTION_WORDS.isdisjoint(present):
+        clause_of = clauses()[0]
+        for start, _ in spans:
+            first = max(0, start - NEGATION_REACH)
+            if any(
+                tokens[i] in OPEN_QUESTION_WORDS and clause_of[i] == clause_of[start]
+                for i in range(first, start)
+            ):
+                return "the answer asks whether the gold holds"
+    if "not" in present and _takes_back(answer, gold_phrases, rivals):
+        return "a later part of the answer takes the gold back"
+    return None
+
+
+def _takes_back(
+    answer: str, gold_phrases: Sequence[tuple[str, ...]], rivals: Sequence[tuple[str, ...]]
+) -> bool:
+    """Whether a part after the gold's mention (parts split as a yes/no answer's clauses) is a
+    hedge ending in "not" (TAKING_BACK_LEADS before it): "knows about it (or not)", "does
+    know or does not", "probably knows about it, probably does not". An "or" always offers
+    the other side; without it, a gold that is a denial itself ("does not know about it,
+    probably not") is said again."""
+    tokens, clause_of = clause_words(answer, _YES_NO_CLAUSES)
+    spans = own_spans(tokens, gold_phrases, rivals)
+    if not spans:
+        return False
+    gold_clause = clause_of[min(end for _, end in spans) - 1]
+    denial = any(_is_negation(phrase, i) for phrase in gold_phrases for i in range(len(phrase)))
+    parts: dict[int, list[str]] = {}
+    for token, clause in zip(tokens, clause_of, strict=True):
+        if clause > gold_clause:
+            parts.setdefault(clause, []).append(token)
+    return any(
+        part[-1] == "not"
+        and TAKING_BACK_LEADS.issuperset(part[:-1])
+        and ("or" in part or not denial)
+        for part in parts.values()
+    )
+
+
 def judge_choice(
     answer: str,
     gold: str,
@@ -640,13 +824,20 @@ def judge_choice(
     if named != {gold}:
         return Judgement(False, "wrong", f"names {named.pop()!r}")
     golds = [p for p in (phrase_of(gold), *map(phrase_of, aliases)) if p]
-    if may_negate(present):
-        # the other candidates' words are theirs: "the box, not the red box" denies no box
-        rivals = [phrase for key, phrase in variants if key != gold and phrase]
-        if negates(answer, golds, ends_clause((gold, *aliases)), rivals) or excluded(
-            answer, golds, rivals
-        ):
-            return Judgement(False, "wrong", "negates the gold candidate")
+    # the other candidates' words are theirs: "the box, not the red box" denies no box
+    rivals = [phrase for key, phrase in variants if key != gold and phrase]
+    others: dict[str, list[tuple[str, ...]]] = {}
+    for key, phrase in variants:
+        if key != gold and phrase:
+            others.setdefault(key, []).append(phrase)
+    hedge = hedges(answer, tokens, golds, others, rivals)
+    if hedge is not None:
+        return Judgement(False, "several_candidates", hedge)
+    if may_negate(present) and (
+        negates(answer, golds, ends_clause((gold, *aliases)), rivals)
+        or excluded(answer, golds, rivals)
+    ):
+        return Judgement(False, "wrong", "negates the gold candidate")
     return Judgement(True, "correct", "names the gold candidate only")
 
 
@@ -1086,12 +1277,15 @@ def judge_text(
         return Judgement(False, "wrong", "the gold phrase is not in the answer")
     if len(named) > 1:
         return Judgement(False, "several_candidates", "the answer also names another candidate")
-    # What a note on the answer may not hold ("(last known location)", "In Liam's view"):
-    # a word of any candidate, the question's too, or of a story place.
-    barred = places.union(*(phrase_of(c) for c in candidates))
     # the other candidates' words are theirs: "not the red box" neither denies the gold "box"
     # nor names it beside "the red box" (see own_spans)
     rivals = [phrase for phrases in listed.values() for phrase in phrases]
+    hedge = hedges(answer, tokens, gold_phrases, listed, rivals)
+    if hedge is not None:
+        return Judgement(False, "several_candidates", hedge)
+    # What a note on the answer may not hold ("(last known location)", "In Liam's view"):
+    # a word of any candidate, the question's too, or of a story place.
+    barred = places.union(*(phrase_of(c) for c in candidates))
     if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
@@ -1218,7 +1412,8 @@ def _clause_says(clause: str) -> str | None:
     """What a later clause of a yes/no answer says as an answer of its own (not "no one told
     him", not "of course, she left", not "that is so"): a whole answer that says not or so
     ("not really", "I don't think so"), a yes/no after a hedge ("I think no"), hedging leads
-    ending in "not" (no) or "so" (yes) ("maybe not", "but I guess so", "or not"), or
+    ending in "not" (no) or "so" (yes) ("maybe not", "but I guess so", "or not"), a bare
+    "not" ("Yes, not."), or
     "either" for a connective before a bare maybe ("but probably"), which takes the answer
     back. (A bare yes/no is _STANDALONE's.)"""
     tokens = words(clause)
@@ -1234,6 +1429,8 @@ def _clause_says(clause: str) -> str | None:
     if said is not None:
         return said
     leads, last = tokens[:-1], tokens[-1]
+    if not leads and last == "not":
+        return "no"  # "Yes, not.", "Yes/not"
     if leads and _HEDGING_LEADS.issuperset(leads):
         if last in ("not", "so"):
             return "no" if last == "not" else "yes"
@@ -1251,15 +1448,25 @@ _HEDGING_LEADS = (
 answer again ("but maybe not"): hedges and connectives, not a sentence ("is it not?")."""
 
 
+TAKING_BACK_LEADS = _HEDGING_LEADS | frozenset(
+    {"does", "do", "did", "is", "was", "are", "were", "will", "would", "could", "might", "may",
+     "can", "should", "else"}
+)  # fmt: skip
+"""Words a later part of an answer may hold before a "not" that takes the gold back ("or
+does not", "probably does not"); see :func:`_takes_back`."""
+
+
 _STANDALONE = {
     word: re.compile(
-        rf"\b(?:{'|'.join(sorted(spellings))})\b(?=\s*(?:$|[^\w\s']|(?:or|and|but)\b))",
+        rf"\b(?:{'|'.join(sorted(spellings))})\b"
+        rf"(?=\s*(?:$|[^\w\s']|(?:or|and|but|{'|'.join(sorted(YES_WORDS | NO_WORDS))})\b))",
         re.IGNORECASE,
     )
     for word, spellings in (("yes", YES_WORDS), ("no", NO_WORDS))
 }
-"""``yes``/``no`` said as an answer: before a punctuation mark, the end or another alternative
-("yes or no", "Yes? No!", "yes/no"), not as a word of a sentence ("no one saw it")."""
+"""``yes``/``no`` said as an answer: before a punctuation mark, the end, another alternative
+or another yes/no ("yes or no", "Yes? No!", "yes/no", "yes no yes"), not as a word of a
+sentence ("no one saw it")."""
 
 
 _LIST_SEPARATORS = re.compile(r"[,;\n]|\band\b|&")

@@ -889,3 +889,113 @@ def test_a_long_question_candidate_offered_with_a_hedge_is_an_alternative() -> N
                  "The metal toolbox. Clayton moved it to the black plastic storage bin later."
                  ):  # fmt: skip
         assert judge_text(fine, "metal toolbox", candidates, asked=asked).correct, fine
+
+
+HITOM_CONTAINERS = ("blue_basket", "green_basket", "green_cabinet", "red_cabinet", "blue_box")
+FULLNESS = ("more full", "less full", "equally full")
+KNOWLEDGE = ("knows about it", "does not know about it")
+KNOWLEDGE_ALIASES = {
+    "knows about it": ["does know", "knows"],
+    "does not know about it": ["does not know", "knows nothing", "nobody knows", "no one knows"],
+}
+
+
+def judge_knowledge(answer: str, gold: str) -> str:
+    (other,) = set(KNOWLEDGE) - {gold}
+    return judge_choice(
+        answer, gold, KNOWLEDGE, KNOWLEDGE_ALIASES[gold], {other: KNOWLEDGE_ALIASES[other]}
+    ).verdict
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["blue or green basket", "blue/green basket", "blue-green basket", "blue green basket",
+     "blue, green basket", "blue and green basket", "the blue or the green basket",
+     "green basket or cabinet", "green basket/cabinet", "green basket, cabinet",
+     "green basket and cabinet", "green basket cabinet", "green basket or blue",
+     "the green basket or the blue one"],
+)  # fmt: skip
+def test_a_hedge_writing_a_shared_word_once_names_both_candidates(answer: str) -> None:
+    """Red team (round 3): a hedge that wrote the colour or the container the two candidates
+    share once ("blue or green basket", "green basket or cabinet") was paid as the gold alone,
+    on 86 to 339 (item, candidate) pairs per pattern of the Hi-ToM envs."""
+    assert judge_choice(answer, "green_basket", HITOM_CONTAINERS).verdict == "several_candidates"
+    written_out = judge_choice("blue basket or green basket", "green_basket", HITOM_CONTAINERS)
+    assert written_out.verdict == "several_candidates"  # refused already
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["green basket", "the green basket, which is blue-lidded", "not blue, the green basket",
+     "the green basket, not the blue one", "green basket, not cabinet",
+     "The green basket and the cabinet is red", "blue? no, the green basket",
+     "It is in the green basket.", "green basket, I think"],
+)  # fmt: skip
+def test_a_shared_word_that_names_no_other_candidate_keeps_the_answer(answer: str) -> None:
+    """The elided-candidate reading must give back another candidate, unexcluded: a colour
+    describing the gold or a container excluded by a negation is no hedge."""
+    assert judge_choice(answer, "green_basket", HITOM_CONTAINERS).correct, answer
+
+
+@pytest.mark.parametrize("answer", ["more or less full", "more/less full", "more and less full",
+                                    "less full or more", "more or less equally full"])  # fmt: skip
+def test_more_or_less_names_both_fullness_labels(answer: str) -> None:
+    """Red team (round 3): OpenToM multihop, gold "less full": "more or less full" (an idiom,
+    but as an answer to a more/less/equally-full choice it names both) was paid."""
+    gold = "equally full" if "equally" in answer else "less full"
+    assert judge_choice(answer, gold, FULLNESS).verdict == "several_candidates"
+    assert judge_choice("It is less full, not more.", "less full", FULLNESS).correct
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["does know or does not", "knows about it (or not)", "knows about it, or maybe not",
+     "probably knows about it, probably does not", "no idea whether she knows about it",
+     "I wonder whether she knows about it", "does know or does not know"],
+)  # fmt: skip
+def test_a_knowledge_answer_that_also_offers_the_other_side_names_both(answer: str) -> None:
+    """Red team (round 3): ExploreToM knowledge items, gold "knows about it": "does know or
+    does not", "knows about it (or not)", "probably knows about it, probably does not" and
+    "no idea whether she knows about it" were paid, while "does know or does not know" was
+    refused."""
+    assert judge_knowledge(answer, "knows about it") == "several_candidates"
+    assert judge_knowledge("does or does not know about it", "does not know about it") == (
+        "several_candidates"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("She knows about it.", "knows about it"), ("She does know.", "knows about it"),
+     ("She knows about it and nothing else", "knows about it"),
+     ("she knows nothing about it", "does not know about it"),
+     ("She doesn't know about it.", "does not know about it"),
+     ("She does not know about it, probably not.", "does not know about it"),
+     ("She does not know, does she?", "does not know about it")],
+)  # fmt: skip
+def test_a_knowledge_answer_said_again_keeps_the_answer(answer: str, gold: str) -> None:
+    """A denial repeated after a gold that is itself the denial takes nothing back."""
+    assert judge_knowledge(answer, gold) == "correct"
+
+
+@pytest.mark.parametrize("said", ["yes no yes", "Yes/not", "Yes, not.", "Yes - not", "yes nope"])
+def test_a_yes_beside_a_bare_no_or_not_says_both(said: str) -> None:
+    """Red team (round 3): "yes no yes", "Yes/not" and "Yes, not." were paid for gold yes
+    while "yes or no" was refused."""
+    assert judge_yes_no(said, "yes").verdict == "several_candidates"
+    assert judge_yes_no("Yes, no one saw it.", "yes").correct
+    assert judge_yes_no("No, not.", "no").correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("non-negative", "negative"), ("non negative", "negative"), ("far from positive", "positive"),
+     ("hardly positive", "positive"), ("un-positive", "positive"),
+     ("scarcely positive", "positive")],
+)  # fmt: skip
+def test_a_prefix_or_adverb_that_denies_the_gold_is_wrong(answer: str, gold: str) -> None:
+    """Red team (round 3): OpenToM attitude answers "non-negative", "far from positive",
+    "hardly positive" and "un-positive" were paid for the label they deny."""
+    attitudes = ("positive", "negative", "neutral")
+    assert judge_choice(answer, gold, attitudes).verdict == "wrong"
+    assert judge_choice(f"{gold}, far from neutral", gold, attitudes).correct  # excludes it

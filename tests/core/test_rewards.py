@@ -93,3 +93,34 @@ def test_a_free_text_answer_naming_two_of_the_storys_places_is_not_credited() ->
         assert score_response(f"<answer>{hedge}</answer>", item).verdict == "several_candidates"
     for fine in ("box", "In the box.", "the box, not the basket", "box, I think"):
         assert score_response(f"<answer>{fine}</answer>", item).correct, fine
+
+
+def test_hedges_and_denials_of_one_label_earn_only_the_format_reward() -> None:
+    """Red team (round 3): through env.step, "blue or green basket" (Hi-ToM), "does know or
+    does not" (ExploreToM, with the other side's aliases in the item's metadata), "yes no yes"
+    and "non-negative" (OpenToM) earned the full 1.1 for the gold they hedge or deny."""
+    hitom = ToMItem(
+        id="h", story="s", question="q", answer="green_basket",
+        candidates=("blue_basket", "green_basket", "green_cabinet"),
+    )  # fmt: skip
+    knowledge = ToMItem(
+        id="k", story="s", question="q", answer="knows about it",
+        candidates=("knows about it", "does not know about it"), aliases=("does know", "knows"),
+        metadata={"candidate_aliases": {"does not know about it": ["does not know"]}},
+    )  # fmt: skip
+    yes = ToMItem(id="y", story="s", question="q", answer="yes", answer_type="yes_no")
+    attitude = ToMItem(
+        id="a", story="s", question="q", answer="negative",
+        candidates=("positive", "negative", "neutral"),
+    )  # fmt: skip
+    for item, hedge, verdict in [
+        (hitom, "blue or green basket", "several_candidates"),
+        (hitom, "green basket/cabinet", "several_candidates"),
+        (knowledge, "does know or does not", "several_candidates"),
+        (yes, "yes no yes", "several_candidates"),
+        (attitude, "non-negative", "wrong"),
+    ]:
+        score = score_response(f"<think>x</think><answer>{hedge}</answer>", item)
+        assert (score.reward, score.verdict) == (pytest.approx(0.1), verdict), hedge
+        gold = score_response(f"<think>x</think><answer>{item.gold_text}</answer>", item)
+        assert gold.reward == pytest.approx(1.1)

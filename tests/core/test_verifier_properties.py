@@ -45,14 +45,15 @@ CONTAINERS = ("box", "basket", "crate", "bin", "drawer", "pantry", "chest", "ham
 PLACES = ("kitchen", "garden", "donation bin", "leather briefcase", "wooden desk drawer", "hall")
 NEGATIONS = {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent",
              "dont", "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt",
-             "wouldnt", "shouldnt", "aint", "except", "excluding", "nowhere"}  # fmt: skip
+             "wouldnt", "shouldnt", "aint", "except", "excluding", "nowhere", "non", "un",
+             "hardly", "scarcely"}  # fmt: skip
 LEAVING = {"left", "leave", "leaves", "leaving", "budged"}
 GAP = {"in", "inside", "into", "at", "on", "to"}
 ONLY = {"but", "except", "other", "else", "besides"}
 NEGATED_EXCLUSION = {"none", "nothing", "nowhere", "no"}
 PAIRS = {("other", "than"), ("no", "longer"), ("anywhere", "but"), ("anything", "but"),
          ("everywhere", "but"), ("everything", "but"), ("all", "but"), ("instead", "of"),
-         ("rather", "than")}  # fmt: skip
+         ("rather", "than"), ("far", "from")}  # fmt: skip
 CLAUSES = r"[,;:.!?()\[\]\n]"
 NAMES = ("Alice", "Bob", "Mary Ann", "Jean-Luc", "Olivia", "Noah", "Sandy", "Yann", "Kai")
 
