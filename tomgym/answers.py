@@ -522,7 +522,8 @@ def lists_alternatives(
     answer ("staff room, where she left it"); "kitchen, where staff room" still lists one.
     With ``barred`` (the words that may name another answer: candidates', story places), a
     part that is a note on the answer (:func:`annotates`: "(last known location)", "In Liam's
-    view") is no alternative either: it holds no word but ANNOTATION_WORDS and one person.
+    view") is no alternative either: it holds no word but ANNOTATION_WORDS and one person,
+    unless a coordinator joins it ("or its original location" offers that place).
     ``rivals``: the other candidates' phrases, whose words cover no part for the gold ("box or
     red box" lists the red box; see :func:`own_spans`), and a part that names one is short
     beside it ("metal toolbox, perhaps the black plastic storage bin")."""
@@ -552,6 +553,13 @@ def lists_alternatives(
             and pieces[part - 1].strip() in REASON_SEPARATORS
         )
 
+    def offered(part: int) -> bool:
+        """A note joined by a coordinator is another answer it describes ("staff room, or its
+        original location", "or where it was before"); "or so she thinks" is still a note."""
+        return pieces[part - 1].strip().casefold() in COORDINATORS | {"then"} and (
+            parts[part][0] != "so"
+        )
+
     def short(part_words: list[str]) -> bool:
         """At most LIST_PART_MAX_EXTRA_WORDS more than the golds' longest item, or than a
         rival the part names ("metal toolbox, maybe the black plastic storage bin")."""
@@ -564,7 +572,7 @@ def lists_alternatives(
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
         and not gives_reason(part, part_words)
-        and not (barred is not None and annotates(part_words, barred))
+        and not (barred is not None and annotates(part_words, barred) and not offered(part))
         for part, part_words in parts.items()
     )
 

@@ -746,6 +746,27 @@ def test_a_note_that_names_another_place_is_still_an_alternative(answer: str) ->
 
 
 @pytest.mark.parametrize(
+    "answer",
+    ["staff room, or its original location", "staff room (or its last known location)",
+     "staff room or where it was before", "staff room, then its previous location",
+     "staff room and its original location"],
+)  # fmt: skip
+def test_a_note_joined_by_a_coordinator_offers_what_it_describes(answer: str) -> None:
+    """Left open: "{gold}, or its original location" was paid as the gold alone on every
+    free-text item without candidates, the note rule reading "its original location" as a
+    note on the answer rather than a second answer it describes."""
+    places = story_places(NOTE_STORY)
+    assert judge_text(answer, "staff room", places=places).verdict == "several_candidates", answer
+
+
+@pytest.mark.parametrize(
+    "answer", ["staff room, or so she thinks", "staff room, its original location"]
+)
+def test_a_note_after_or_so_or_in_apposition_is_still_a_note(answer: str) -> None:
+    assert judge_text(answer, "staff room", places=story_places(NOTE_STORY)).correct, answer
+
+
+@pytest.mark.parametrize(
     "template",
     ["{0} ({1})", "In the {1}'s view, the {0}", "According to the {1}, the {0}",
      "{0} (according to the {1})", "{0} ({1}'s last known location)", "{0} (as far as {1} knows)",

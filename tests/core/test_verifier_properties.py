@@ -256,7 +256,10 @@ def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] =
         and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels
         # "X, where she left it" (not "X or where Y is")
         and not (number > first_held and part[0] in reasons and before[number] in {",", ";", "("})
-        and not is_note(part, {w for phrase in barred for w in oracle_words(phrase)})
+        # a note joined by a coordinator describes another answer ("or its original location")
+        and not (is_note(part, {w for phrase in barred for w in oracle_words(phrase)})
+                 and not (before[number].casefold() in {"and", "or", "then", "vs", "versus"}
+                          and part[0] != "so"))
         for number, (part, held) in enumerate(zip(parts, holds, strict=True))
     )
 
