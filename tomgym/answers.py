@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from tomgym.answer_numbers import number_value, numbers_said
+
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 
@@ -790,6 +792,22 @@ def _takes_back(
     )
 
 
+def judge_number(answer: str, gold: str) -> Judgement | None:
+    """For a gold that is a number, the answer's numbers as values (:mod:`tomgym.answer_numbers`):
+    wrong when none is the gold's ("-1", "1.5" for 1), several when another is beside it ("1-2",
+    "1 or 2"); None when the gold is no number, the answer writes none ("one"), or only the
+    gold's value, for the word reading to judge ("not 1")."""
+    value = number_value(gold)
+    if value is None:
+        return None
+    said = set(numbers_said(answer))
+    if not said or said == {value}:
+        return None
+    if value not in said:
+        return Judgement(False, "wrong", f"says the number {min(said)}, not {gold.strip()}")
+    return Judgement(False, "several_candidates", "the answer names another number")
+
+
 def judge_choice(
     answer: str,
     gold: str,
@@ -800,7 +818,10 @@ def judge_choice(
     """Correct only if the answer names the gold candidate and no other candidate.
     ``aliases`` name the gold too; ``other_aliases`` (candidate -> phrases) name the other
     candidates, so that a paraphrase of the gold beside one of another ("does know or does
-    not know") names two."""
+    not know") names two. A number is read as a value (:func:`judge_number`)."""
+    numeric = judge_number(answer, gold)
+    if numeric is not None:
+        return numeric
     tokens = words(answer)
     present = set(tokens)
     # The phrase index of the candidates (the gold's aliases under the gold), holding only
@@ -1267,7 +1288,10 @@ def judge_text(
     bin"); with no other candidate left, the free-text length and list rules apply. A note on
     the answer that names nothing ("staff room (last known location)", "In Liam's view, the
     staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
-    the question's too, or of a story place."""
+    the question's too, or of a story place. A number is read as a value (:func:`judge_number`)."""
+    numeric = judge_number(answer, gold)
+    if numeric is not None:
+        return numeric
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)

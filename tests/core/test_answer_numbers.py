@@ -1,0 +1,48 @@
+"""Numbers as values: a red team had "-1" paid for the gold 1 (the word reading sees "1"), and
+"1-2", "1.5" or "1,000" paid for 1 among the candidates 1, 2 and 3."""
+
+from decimal import Decimal
+
+import pytest
+
+from tomgym.answers import judge_choice, judge_text
+from tomgym.answer_numbers import number_value, numbers_said
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [("-1", ["-1"]), ("\u22121", ["-1"]), ("minus 1", ["-1"]), ("1-2", ["1", "2"]),
+     ("x-1", ["1"]), ("1,000", ["1000"]), ("1,2", ["1", "2"]), ("1.5", ["1.5"]),
+     ("1st", []), ("one", []), ("The answer is 3.", ["3"]), ("\uff13", ["3"])],
+)  # fmt: skip
+def test_numbers_said_reads_signs_thousands_and_decimals(text: str, values: list[str]) -> None:
+    assert numbers_said(text) == [Decimal(v) for v in values]
+
+
+def test_only_a_bare_number_is_a_numeric_gold() -> None:
+    assert number_value(" 1,000 ") == Decimal(1000)
+    assert number_value("-2") == Decimal(-2)
+    assert number_value("2 apples") is None
+    assert number_value("box") is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("-1", "wrong"), ("minus 1", "wrong"), ("1.5", "wrong"), ("1,000", "wrong"),
+     ("1-2", "several_candidates"), ("2-1", "several_candidates"),
+     ("1 to 2", "several_candidates"), ("1 or 2", "several_candidates"), ("not 1", "wrong"),
+     ("1", "correct"), ("1 apple", "correct"), ("The answer is 1.", "correct"),
+     ("x-1", "correct")],
+)  # fmt: skip
+def test_a_numeric_gold_is_judged_by_value(answer: str, verdict: str) -> None:
+    assert judge_text(answer, "1").verdict == verdict, answer
+    assert judge_choice(answer, "1", ["1", "2", "3"]).verdict == verdict, answer
+
+
+def test_a_negative_gold_needs_its_sign() -> None:
+    assert judge_text("-2", "-2").correct
+    assert judge_text("2", "-2").verdict == "wrong"
+
+
+def test_a_gold_that_is_no_number_is_read_as_words() -> None:
+    assert judge_text("room 1-2", "room").correct

@@ -1,0 +1,40 @@
+"""Numbers in answers: a gold that is a number ("1", "2.5", "1,000") is named by that value,
+not by its digits among other marks ("-1", "1.5" and "1-2" hold the word "1" too).
+
+Linear time: one non-backtracking pass of ``_NUMBER`` over the answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal
+
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_GOLD_NUMBER = re.compile(rf"[-\u2212]?{_DIGITS}")
+_NUMBER = re.compile(
+    rf"(?:\b(?P<word>minus|negative)\s+|(?<![\w.])(?P<sign>[-\u2212]))?"
+    rf"(?<![\w.])(?P<digits>{_DIGITS})(?!\w|\.\d)",
+    re.IGNORECASE | re.ASCII,
+)
+"""A number as a whole: its sign ("-1", "minus 1"), thousands ("1,000") and decimals ("1.5");
+not the digits of a word ("1st", "x1") or of a longer number. A hyphen after a word or a
+number joins ("x-1", "2-1"), it does not negate."""
+
+
+def number_value(text: str) -> Decimal | None:
+    """The value of a gold answer that is a number and nothing else ("3", "-2", "1,000")."""
+    text = text.strip()
+    if not _GOLD_NUMBER.fullmatch(text):
+        return None
+    return Decimal(text.replace(",", "").replace("\u2212", "-"))
+
+
+def numbers_said(answer: str) -> list[Decimal]:
+    """The values of the numbers an answer writes, in order."""
+    folded = unicodedata.normalize("NFKC", answer) if not answer.isascii() else answer
+    values = []
+    for match in _NUMBER.finditer(folded):
+        value = Decimal(match["digits"].replace(",", ""))
+        values.append(-value if match["word"] or match["sign"] else value)
+    return values
