@@ -106,3 +106,14 @@ def test_two_runs_of_one_agent_are_told_apart_on_the_board(tmp_path: Path) -> No
     evaluate(FirstCandidateAgent(), [O2], n=2, out=tmp_path / "seed1", seed=1, quiet=True)
     table = to_markdown(collect([tmp_path / "seed0", tmp_path / "seed1"]))
     assert "test:first-candidate [seed0]" in table and "test:first-candidate [seed1]" in table
+
+
+def test_an_n_larger_than_the_env_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: --n 100000 on an env of 120 items ran the 120 without a word."""
+    summary = evaluate(FirstCandidateAgent(), ["ToM-HiToM-Original-O4-v0"], n=500, out=tmp_path,
+                       quiet=True)  # fmt: skip
+    err = capsys.readouterr().err
+    assert "has 120 items, fewer than the 500 asked for: evaluating all of them" in err
+    assert summary.envs["ToM-HiToM-Original-O4-v0"].n == 120

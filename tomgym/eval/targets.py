@@ -239,6 +239,13 @@ def resolve_targets(
         if held_out is None:
             held_out = spec.held_out or changed
         count = min(wanted, size) if size is not None else wanted
+        if count < wanted:
+            where = f" in its {used['split']!r} split" if "split" in used else ""
+            print(
+                f"tomgym: note: {env_id} has {size} items{where}, fewer than the {wanted} asked "
+                "for: evaluating all of them",
+                file=sys.stderr,
+            )
         targets.append(
             EnvTarget(
                 env_id=env_id,
