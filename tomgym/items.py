@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
@@ -69,6 +70,13 @@ class ToMItem(BaseModel):
     def _order_not_bool(cls, value: Any) -> Any:
         if isinstance(value, bool):  # True would read as order 1
             raise ValueError("order must be a whole number or None, not a bool")
+        return value
+
+    @field_validator("story", "question")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value):
+            raise ValueError("is blank: it holds only spaces, line breaks or invisible marks")
         return value
 
     @field_validator("answer")

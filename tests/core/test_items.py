@@ -19,6 +19,10 @@ def test_good_item() -> None:
     [
         ({"answer": "z"}, "not among the candidates"),
         ({"story": ""}, "field 'story'"),
+        # red team: a story of blank lines (["", ""] joined) or invisible marks was accepted
+        ({"story": "\n"}, "field 'story': is blank"),
+        ({"story": " \u200b "}, "field 'story': is blank"),
+        ({"question": "\t"}, "field 'question': is blank"),
         ({"answer": "  "}, "field 'answer'"),
         ({"order": -5}, "field 'order'"),
         ({"colour": "red"}, "field 'colour'"),
