@@ -262,6 +262,10 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     if isinstance(fields.get("answer"), bool):  # a yes/no question's answer, as in JSONL files
         fields["answer"] = "yes" if fields["answer"] else "no"
     fields.setdefault("answer_type", default_answer_type(fields))
+    typed = _mistyped(fields)
+    if typed:
+        prefix = f"{where}: " if where else ""
+        raise ItemError(f"{prefix}item {record.get('id', '<no id>')!r} is invalid: {typed}")
     try:
         return ToMItem.model_validate(fields)
     except ValidationError as exc:
@@ -272,6 +276,25 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         )
         prefix = f"{where}: " if where else ""
         raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
+
+
+def _mistyped(fields: Mapping[str, Any]) -> str:
+    """The fields given in a form a data file's cell takes but a Python record does not (a
+    number as the gold, "a|b" as the candidates), said in one line each: pydantic's own words
+    for them name union members ("answer.str", "answer.list[str]") or ask for a tuple."""
+    problems = []
+    answer = fields.get("answer")
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        problems.append(
+            f"field 'answer': give the gold as text ({str(answer)!r}), not the number {answer!r}"
+        )
+    for name in ("candidates", "aliases"):
+        if isinstance(fields.get(name), str):
+            problems.append(
+                f"field {name!r}: give a list of strings, not the one string "
+                f"{fields[name]!r} (only a data file's cell is split at '|')"
+            )
+    return "; ".join(problems)
 
 
 def validate_items(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tomgym.items import ItemError, ToMItem, validate_item, validate_items
@@ -125,3 +127,18 @@ def test_an_eval_record_of_explore_tom_text_with_candidates_has_their_chance() -
         if item.answer_type == "text" and item.candidates:
             assert record.chance == 1 / len(item.candidates)
     assert {("text", True), ("text", False)} <= seen
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [({"answer": 1, "candidates": ["1", "2"]}, "field 'answer': give the gold as text ('1')"),
+     ({"candidates": "x|y"}, "field 'candidates': give a list of strings, not the one string"),
+     ({"aliases": "the x"}, "field 'aliases': give a list of strings")],
+)  # fmt: skip
+def test_a_data_file_cells_form_in_a_python_record_is_named_plainly(
+    change: dict[str, object], said: str
+) -> None:
+    """Red team: a Python record with the gold 1 or the candidates "x|y" (as a data file's cells
+    hold them) got pydantic's "answer.str", "answer.list[str]" and "a valid tuple"."""
+    with pytest.raises(ItemError, match=re.escape(said)):
+        validate_item({**GOOD, **change})
