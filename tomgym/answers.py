@@ -1510,10 +1510,26 @@ def split_names(text: str) -> list[str]:
     return [part.strip() for part in _LIST_SEPARATORS.split(text) if part.strip()]
 
 
+NAME_LIST_FILLER = frozenset(
+    {"only", "both", "just", "also", "all", "of", "them", "they", "the", "characters",
+     "character", "people", "person", "who", "know", "knows", "knew", "about", "it", "this",
+     "that", "are", "is", "were", "was", "aware", "answer", "would", "be", "those", "as",
+     "well", "too", "can", "could", "answerable", "access", "have", "has", "had", "info",
+     "information", "question", "to"}
+)  # fmt: skip
+"""Words around the names of a list that name nobody ("Only Ann", "Both Ann and Bob", "Ann and
+Bob know about it", "The characters who know are Ann and Bob"): dropped from each part, unless
+a gold name holds them. No negation, no hedge ("maybe Bob" offers two lists), no quantifier
+that excludes ("all but Carl", "everyone except Carl")."""
+
+
 def judge_names(answer: str, gold: Sequence[str]) -> Judgement:
-    """A list of names: set equality after normalising each name."""
-    said = {tuple(words(part)) for part in split_names(answer)} - {()}
+    """A list of names: set equality after normalising each name and dropping the words around
+    them that name nobody (NAME_LIST_FILLER)."""
     want = {tuple(words(g)) for g in gold} - {()}
+    filler = NAME_LIST_FILLER.difference(*want)
+    said = {tuple(w for w in words(part) if w not in filler) for part in split_names(answer)}
+    said -= {()}
     if not said:
         return Judgement(False, "unparsable", "no names found in the answer")
     if said == want:

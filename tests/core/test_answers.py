@@ -124,6 +124,28 @@ def test_name_lists_are_sets() -> None:
 
 
 @pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("Only Ann", ["Ann"]), ("Both Ann and Bob", ["Ann", "Bob"]),
+     ("Ann and Bob know about it.", ["Ann", "Bob"]), ("Ann knows.", ["Ann"]),
+     ("The characters who know are Ann and Bob.", ["Ann", "Bob"]),
+     ("Ann and Bob are aware of it", ["Ann", "Bob"]), ("Just Will", ["Will"])],
+)  # fmt: skip
+def test_a_name_list_said_in_a_sentence_is_its_names(answer: str, gold: list[str]) -> None:
+    """Red team: "Only Ann" and "Ann and Bob know about it" were wrong (FANToM's list questions
+    read the parts "only ann" and "bob know about it" as names)."""
+    assert judge_names(answer, gold).correct
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Ann and maybe Bob", "All but Carl", "Ann and Bob, but not Carl", "Ann, Bob and Zed",
+     "Ann and Bob do not know", "Everyone except Carl", "Ann, Bob, possibly Carl", "Only Ann"],
+)  # fmt: skip
+def test_a_name_list_with_a_hedge_a_denial_or_another_name_is_not_credited(answer: str) -> None:
+    assert not judge_names(answer, ["Ann", "Bob"]).correct
+
+
+@pytest.mark.parametrize(
     "response",
     [
         "<think>" + "a" * 1_000_000 + "</think><answer>blue_pantry</answer>",

@@ -264,7 +264,19 @@ def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] =
     )
 
 
-def oracle_names(block: str) -> set[tuple[str, ...]]:
+NAME_FILLER = {
+    "only", "both", "just", "also", "all", "of", "them", "they", "the", "characters", "character",
+    "people", "person", "who", "know", "knows", "knew", "about", "it", "this", "that", "are", "is",
+    "were", "was", "aware", "answer", "would", "be", "those", "as", "well", "too", "can", "could",
+    "answerable", "access", "have", "has", "had", "info", "information", "question", "to",
+}  # fmt: skip
+"""Words around a list's names that name nobody ("Only Ann", "Ann and Bob know about it")."""
+
+
+def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
+    """The names a block lists: split at the separators and "and", the filler words around the
+    names dropped (not those of a gold name)."""
+    filler = NAME_FILLER - {w for name in gold for w in oracle_words(name)}
     parts = [block]
     for sep in SEPARATORS:
         parts = [piece for part in parts for piece in part.split(sep)]
@@ -276,7 +288,7 @@ def oracle_names(block: str) -> set[tuple[str, ...]]:
                 if current:
                     names.add(tuple(current))
                 current = []
-            else:
+            elif word not in filler:
                 current.append(word)
     return names
 
@@ -288,7 +300,7 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         return False
     if item.answer_type == "names":
         assert isinstance(item.answer, list)
-        return oracle_names(block) == {tuple(oracle_words(n)) for n in item.answer}
+        return oracle_names(block, item.answer) == {tuple(oracle_words(n)) for n in item.answer}
     assert isinstance(item.answer, str)
     if item.answer_type == "yes_no":
         said = oracle_words(block)
