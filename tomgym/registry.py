@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -155,7 +156,7 @@ def register_tom_env(
                 UserWarning,
                 stacklevel=2,
             )
-        for problem in _repeated_questions(validated):
+        for problem in [*_repeated_questions(validated), *_unspaced_answers(validated)]:
             warnings.warn(f"{env_id}: {problem}", UserWarning, stacklevel=2)
         found = sorted({it.order for it in validated if it.order is not None})
         if orders is not None and sorted(set(orders)) != found:
@@ -322,6 +323,24 @@ def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
             "measuring generalisation"
         )
     return problems
+
+
+_UNSPACED_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+"""Kana and Han: scripts written without spaces between words."""
+
+
+def _unspaced_answers(items: Sequence[ToMItem]) -> list[str]:
+    """A dataset whose golds are written in a script without spaces (Chinese, Japanese): the
+    judge finds the gold only as a word of its own, so "在箱子里" never names "箱子"."""
+    unspaced = [item for item in items if _UNSPACED_SCRIPT.search(str(item.answer))]
+    if not unspaced:
+        return []
+    return [
+        f"{len(unspaced)} item(s) have a gold in a script written without spaces (item "
+        f"{unspaced[0].id!r}: {unspaced[0].answer!r}): the judge reads English words, so only an "
+        "answer that is the gold alone (or set apart by spaces or punctuation) names it; give "
+        "candidates and ask for one of them"
+    ]
 
 
 def _changed() -> None:

@@ -253,3 +253,28 @@ def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> N
                                     overwrite=True)  # fmt: skip
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_golds_in_a_script_without_spaces_warn_at_registration() -> None:
+    """Red team: a Chinese dataset registered without a word, then its natural answers
+    ("在箱子里", in the box) were all wrong: the judge's words are set apart by spaces."""
+    import warnings
+
+    import pytest
+
+    from tomgym.answers import judge_choice
+
+    item = {"id": "zh", "story": "小明把球放在箱子里。", "question": "球在哪里？",
+            "answer": "箱子", "candidates": ["箱子", "篮子"]}  # fmt: skip
+    env_id = "Test-Registry-Unspaced-v0"
+    try:
+        with pytest.warns(UserWarning, match="1 item\\(s\\) have a gold in a script written "
+                          "without spaces \\(item 'zh': '箱子'\\)"):  # fmt: skip
+            tomgym.register_tom_env(env_id, items=[item], overwrite=True)
+        assert judge_choice("箱子", "箱子", ["箱子", "篮子"]).correct  # the gold alone pays
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tomgym.register_tom_env(env_id, items=[{**item, "answer": "box",
+                                    "candidates": ["box", "bag"]}], overwrite=True)  # fmt: skip
+    finally:
+        tomgym.unregister_tom_env(env_id)
