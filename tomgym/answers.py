@@ -993,10 +993,21 @@ def _negates_exclusion(tokens: Sequence[str], clause_of: Sequence[int], first: i
     )
 
 
+BELIEF_BRIDGE = frozenset(
+    {"think", "thinks", "thought", "believe", "believes", "believed", "suppose", "supposes",
+     "expect", "expects", "imagine", "imagines", "reckon", "reckons", "aware", "sure",
+     "certain", "that"}
+)  # fmt: skip
+"""Words a denial reaches across without counting them: a negated belief denies what is
+believed ("Landon doesn't think that Hailey knows about it" says she does not; "I don't think
+it's the box"), the reach counting "Hailey" but not "think that"."""
+
+
 def _negated_before(tokens: Sequence[str], clause_of: Sequence[int], start: int) -> bool:
-    first = start
-    while first > max(0, start - NEGATION_REACH) and clause_of[first - 1] == clause_of[start]:
+    first, counted = start, 0
+    while first > 0 and counted < NEGATION_REACH and clause_of[first - 1] == clause_of[start]:
         first -= 1
+        counted += tokens[first] not in BELIEF_BRIDGE
     negations = [i for i in range(first, start) if _is_negation(tokens, i)]
     if not negations:
         return False

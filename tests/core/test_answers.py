@@ -1042,3 +1042,26 @@ def test_a_prefix_or_adverb_that_denies_the_gold_is_wrong(answer: str, gold: str
     attitudes = ("positive", "negative", "neutral")
     assert judge_choice(answer, gold, attitudes).verdict == "wrong"
     assert judge_choice(f"{gold}, far from neutral", gold, attitudes).correct  # excludes it
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Landon doesn't think that Hailey knows about it.",
+     "Landon is not aware that Hailey knows about it.",
+     "Landon does not believe that Hailey knows about it.",
+     "I'm not sure that Hailey knows about it."],
+)  # fmt: skip
+def test_a_denied_belief_denies_what_is_believed(answer: str) -> None:
+    """Red team (round C): the negation of the thinker's belief sat 4 words before "knows
+    about it", beyond the reach of 3, so these paid the label "knows" on every ExploreToM
+    knowledge item whose gold it is (230 of 230) while saying she does not know."""
+    assert judge_knowledge(answer, "knows about it") == "wrong"
+
+
+def test_a_belief_bridge_still_credits_what_is_believed() -> None:
+    assert judge_knowledge("Landon thinks that Hailey knows about it.", "knows about it") == (
+        "correct"
+    )
+    assert judge_knowledge("Landon thinks Hailey doesn't know about it.",
+                           "does not know about it") == "correct"  # fmt: skip
+    assert judge_text("I don't think it's the box.", "box").verdict == "wrong"
