@@ -295,6 +295,38 @@ def phrase_of(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
+HEAD_MAX_WORDS = 4
+"""A candidate of two to this many words may be named by its last word alone ("the drawer" for
+"wooden desk drawer"); a longer one is a sentence, whose last word is no name for it."""
+NOT_HEADS = frozenset(
+    {"it", "them", "one", "ones", "her", "him", "full", "accessible", "about", "there", "here",
+     "room", "area", "place", "spot", "space", "side", "part", "location", "section", "zone",
+     "corner", "way", "thing", "things", "same"}
+)  # fmt: skip
+"""Last words that name no one thing: not nouns ("knows about it", "more full"), or words any
+answer may use of a place ("in the same room", "a quiet spot")."""
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Candidate -> its last word as a name for it ("drawer" for "wooden desk drawer"), where no
+    other candidate holds that word: "the drawer" then names the drawer, and "the wooden desk
+    drawer or the briefcase" names the leather briefcase too. Shared (memoised): not to be
+    changed by callers."""
+    heads: dict[str, tuple[str, ...]] = {}
+    for candidate in candidates:
+        phrase = phrase_of(candidate)
+        if not 2 <= len(phrase) <= HEAD_MAX_WORDS:
+            continue
+        head = phrase[-1]
+        if len(head) < 3 or not head.isalpha() or head in NOT_HEADS:
+            continue
+        if any(head in phrase_of(other) for other in candidates if other != candidate):
+            continue
+        heads[candidate] = (head,)
+    return heads
+
+
 PhraseIndex = Mapping[str, Sequence[tuple[tuple[str, ...], str, int]]]
 """First word -> the (phrase, key, rank) entries starting with it; rank is the entry's place in
 the mapping the index was built from (key order, then phrase order), which breaks ties."""
@@ -386,6 +418,18 @@ def _phrase_spans(
                 if w == first and tuple(tokens[i : i + n]) == phrase
             ]
     return spans
+
+
+def _outermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans less those inside another of them: "briefcase" inside "leather briefcase",
+    both phrases of one candidate, is one mention (what is said of one is said of the other)."""
+    kept: list[tuple[int, int]] = []
+    reach = -1
+    for start, end in sorted(set(spans), key=lambda span: (span[0], -span[1])):
+        if end > reach:
+            kept.append((start, end))
+            reach = end
+    return kept
 
 
 def own_spans(
@@ -896,6 +940,8 @@ def only_affirmed(
         spans = {key: accepted.get(key, []) for key in named}
     else:  # the same spans, found faster
         spans = {key: _phrase_spans(tokens, found[key]) for key in named}
+    spans = {key: _outermost(found) for key, found in spans.items()}  # "briefcase" in "leather
+    # briefcase" is no mention of its own: excluding the whole excludes it
     status = _exclusions(tokens, clause_of, [span for key in named for span in spans[key]])
     kept = {key for key in named if not (spans[key] and all(status[s] for s, _ in spans[key]))}
     return kept or named
@@ -910,7 +956,7 @@ def excluded(
     several candidates' mentions, see :func:`only_affirmed`). A mention is as
     :func:`own_spans` reads it beside the ``rivals``."""
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
-    spans = own_spans(tokens, phrases, rivals)
+    spans = _outermost(own_spans(tokens, phrases, rivals))
     if not spans:
         return False
     status = _exclusions(tokens, clause_of, spans)
@@ -1291,8 +1337,10 @@ def judge_text(
     places: frozenset[str] = frozenset(),
     names: frozenset[str] = frozenset(),
     asked: Sequence[str] = (),
+    other_aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> Judgement:
-    """Free text: the gold phrase (or an alias) as whole words, and no other candidate; with no
+    """Free text: the gold phrase (or an alias) as whole words, and no other candidate (or an
+    alias of one, ``other_aliases``: candidate -> phrases); with no
     candidates, no other of the story's ``places`` either when the gold is one of them, and no
     other of its ``names`` when the gold is one of those. ``asked``: candidates the question
     names, which the answer may repeat but not offer beside the gold ("the satchel or the
@@ -1309,7 +1357,9 @@ def judge_text(
     places_only = [p[1:] for p in gold_phrases if len(p) > 1 and p[0] in LOCATION_PREPOSITIONS]
     gold_phrases += places_only
     listed = {  # every other candidate, the question's too: "red box" is not the gold "box"
-        c: [phrase_of(c)] for c in candidates if phrase_of(c) and phrase_of(c) not in gold_phrases
+        c: [phrase_of(c), *(phrase_of(a) for a in (other_aliases or {}).get(c, ()) if a)]
+        for c in candidates
+        if phrase_of(c) and phrase_of(c) not in gold_phrases
     }
     others = {c: phrases for c, phrases in listed.items() if c not in asked}
     named = mentioned(tokens, {"__gold__": gold_phrases, **listed})

@@ -14,6 +14,7 @@ from tomgym.answers import (
     THINK_OPEN,
     Verdict,
     expand_option_labels,
+    head_aliases,
     judge_choice,
     judge_names,
     judge_text,
@@ -155,13 +156,18 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         j = judge_names(answer, item.answer)
     else:
         assert isinstance(item.answer, str)
+        aliases, others = item.aliases, candidate_aliases(item)
+        heads = head_aliases(item.candidates)
+        if heads:  # "the drawer" names the wooden desk drawer where no other is a drawer
+            aliases = (*aliases, *heads.get(item.answer, ()))
+            for candidate, head in heads.items():
+                if candidate != item.answer:
+                    others[candidate] = [*others.get(candidate, ()), *head]
         if item.answer_type == "choice":
             labels = item.metadata.get("option_labels")
             if isinstance(labels, dict) and labels:  # "(a) ... (b) ..." in the question
                 answer = expand_option_labels(answer, labels)
-            j = judge_choice(
-                answer, item.answer, item.candidates, item.aliases, candidate_aliases(item)
-            )
+            j = judge_choice(answer, item.answer, item.candidates, aliases, others)
         elif item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
         else:
@@ -170,7 +176,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
                 places = judged_places(item)
                 names = rival_names(item.story, item.question, item.answer)
             asked = asked_candidates(item)
-            j = judge_text(answer, item.answer, item.candidates, item.aliases, places, names, asked)
+            j = judge_text(
+                answer, item.answer, item.candidates, aliases, places, names, asked, others
+            )
     return j.correct, j.verdict, j.detail
 
 

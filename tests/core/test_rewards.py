@@ -124,3 +124,42 @@ def test_hedges_and_denials_of_one_label_earn_only_the_format_reward() -> None:
         assert (score.reward, score.verdict) == (pytest.approx(0.1), verdict), hedge
         gold = score_response(f"<think>x</think><answer>{item.gold_text}</answer>", item)
         assert gold.reward == pytest.approx(1.1)
+
+
+HEAD_STORY = "Ann put the key in the wooden desk drawer. Ann left. Bob moved it to the briefcase."
+
+
+def _head_item(answer_type: str) -> ToMItem:
+    return ToMItem(id="h", story=HEAD_STORY, question="Where will Ann look for the key?",
+                   answer="wooden desk drawer", answer_type=answer_type,  # type: ignore[arg-type]
+                   candidates=("wooden desk drawer", "leather briefcase"))  # fmt: skip
+
+
+@pytest.mark.parametrize("answer_type", ["choice", "text"])
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("the drawer", "correct"), ("the desk drawer", "correct"),
+     ("the wooden desk drawer, not the leather briefcase", "correct"),
+     ("not the briefcase but the drawer", "correct"),
+     ("either the wooden desk drawer or the briefcase", "several_candidates"),
+     ("the wooden desk drawer or maybe the briefcase", "several_candidates"),
+     ("the briefcase", "wrong")],
+)  # fmt: skip
+def test_a_candidate_is_named_by_its_last_word_where_no_other_holds_it(
+    answer_type: str, answer: str, verdict: str
+) -> None:
+    """Red team (round C): "either the wooden desk drawer or the briefcase" paid on 60 of 74
+    ExploreToM items (the briefcase, "leather briefcase" in full, went unseen), and "the
+    drawer" for the wooden desk drawer on none of 72."""
+    from tomgym.rewards import judge_answer
+
+    assert judge_answer(answer, _head_item(answer_type))[1] == verdict
+
+
+def test_a_shared_or_generic_last_word_names_no_candidate() -> None:
+    from tomgym.answers import head_aliases
+
+    assert head_aliases(("green basket", "blue basket", "red box")) == {"red box": ("box",)}
+    assert head_aliases(("staff room", "kitchen")) == {}  # "in the same room"
+    assert head_aliases(("knows about it", "does not know about it")) == {}
+    assert head_aliases(("Kai believes the trip was to Peru.", "Kai believes it was Chile.")) == {}

@@ -293,6 +293,27 @@ def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
     return names
 
 
+NO_HEADS = {"it", "them", "one", "ones", "her", "him", "full", "accessible", "about", "there",
+            "here", "room", "area", "place", "spot", "space", "side", "part", "location",
+            "section", "zone", "corner", "way", "thing", "things", "same"}  # fmt: skip
+
+
+def oracle_heads(candidates: Sequence[str]) -> dict[str, list[str]]:
+    """A candidate of 2 to 4 words is named by its last word too ("drawer" for "wooden desk
+    drawer") when that word is a noun of 3+ letters that no other candidate holds."""
+    heads = {}
+    for candidate in candidates:
+        said = oracle_words(candidate)
+        if not 2 <= len(said) <= 4 or not said[-1].isalpha() or len(said[-1]) < 3:
+            continue
+        if said[-1] in NO_HEADS or any(
+            said[-1] in oracle_words(other) for other in candidates if other != candidate
+        ):
+            continue
+        heads[candidate] = [said[-1]]
+    return heads
+
+
 def oracle_allows(response: str, item: ToMItem) -> bool:
     """Whether a response may be scored correct: its one answer block names the gold only."""
     block = oracle_block(response)
@@ -325,8 +346,10 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
             re.IGNORECASE,
         )
         return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
-    golds = [item.answer, *item.aliases]
+    heads = oracle_heads(item.candidates)
+    golds = [item.answer, *item.aliases, *heads.get(item.answer, [])]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
+    others += [head for c in others for head in heads.get(c, [])]
     if negated_gold(block, golds, others):
         return False
     if item.answer_type == "text" and not others:
