@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from tomgym.data import release_items, require_file
+from tomgym.data import damaged, read_release_json, release_items, require_file
 from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -148,9 +147,11 @@ def load_fantom(
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise ValueError(f"unknown FANToM question kinds {sorted(unknown)}; known: {KINDS}")
-    parts = json.loads(path.read_text(encoding="utf-8"))
+    parts = read_release_json(path)
     if isinstance(parts, dict):
         parts = list(parts.values())
+    if not isinstance(parts, list):
+        raise damaged(path, "holds no list of conversations (the release's layout)")
 
     def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
         for number, part in enumerate(parts):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.audit import agreeing_items
-from tomgym.data import release_items, require_file
+from tomgym.data import damaged, read_release_json, release_items, require_file
 from tomgym.env import EnvArgumentError, ToMEnv, check_bool, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -97,7 +96,10 @@ def _from_json_record(copy: Copy, rec: Mapping[str, Any]) -> dict[str, Any]:
 def load_hitom_json(path: Path, copy: Copy = "cot") -> list[ToMItem]:
     """The 600 items of one copy from ``Hi-ToM_data.json`` (CoT: ``CoTP`` records, MC: ``VP``)."""
     _check_copy(copy)
-    records = json.loads(path.read_text(encoding="utf-8"))["data"]
+    loaded = read_release_json(path)
+    records = loaded.get("data") if isinstance(loaded, dict) else None
+    if not isinstance(records, list):
+        raise damaged(path, "holds no 'data' list of records (the release's layout)")
 
     def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
         for number, rec in enumerate(records):

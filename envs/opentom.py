@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from tomgym.answers import phrase_of
-from tomgym.data import release_items, require_file
+from tomgym.data import damaged, read_release_json, release_items, require_file
 from tomgym.env import ToMEnv, check_bool, check_choice
 from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
@@ -115,7 +114,9 @@ def load_opentom(
 ) -> list[ToMItem]:
     """Questions of ``genres`` with their stories (``long``: the 100 long narratives only)."""
     meta_file = directory / ("meta_data_long.json" if long else "meta_data.json")
-    meta: dict[str, dict[str, Any]] = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta: dict[str, dict[str, Any]] = read_release_json(meta_file)
+    if not isinstance(meta, dict):
+        raise damaged(meta_file, "holds no object of stories (the release's layout)")
     text_field = "long_narrative" if long else "narrative"
     items: list[ToMItem] = []
     for genre in genres:
@@ -123,7 +124,9 @@ def load_opentom(
             raise ValueError(f"unknown OpenToM genre {genre!r}; known: {', '.join(GENRE_FILES)}")
         for file in GENRE_FILES[genre]:
             path = directory / file
-            data: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))
+            data: dict[str, list[dict[str, Any]]] = read_release_json(path)
+            if not isinstance(data, dict):
+                raise damaged(path, "holds no object of questions by story (the release's layout)")
 
             def numbered(
                 file: str = file, genre: str = genre, data: dict[str, list[dict[str, Any]]] = data
@@ -147,7 +150,7 @@ def load_opentom(
                         )
                         number += 1
 
-            items.extend(release_items(path, numbered()))
+            items.extend(release_items(path, numbered(), allow_empty=long))
     return items
 
 

@@ -6,6 +6,7 @@ The project ships no data; loaders read the original release files under :func:`
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import socket
 import tarfile
@@ -29,6 +30,33 @@ class MissingDataError(FileNotFoundError):
     def brief(self) -> str:
         """Which file of which release is missing, without the advice (for one-line notes)."""
         return str(self).split(" (data root", 1)[0]
+
+
+class DamagedDataError(MissingDataError):
+    """A release file is under the data root but cannot serve its items (not valid JSON, not
+    the release's layout, no records): a truncated download or a placeholder. As a missing
+    file, it leaves the env unusable (``--skip-missing`` leaves such an env out too)."""
+
+
+def damaged(path: Path, problem: str) -> DamagedDataError:
+    """The error for a release file that ``problem`` says is damaged, with what to do."""
+    return DamagedDataError(
+        f"{path} {problem}: the file may be truncated or a placeholder; `tomgym data status` "
+        "checks it against the release's checksum, and `tomgym data fetch` (or a fresh copy "
+        "from the authors) replaces it"
+    )
+
+
+def read_release_json(path: Path) -> Any:
+    """A release file's JSON, or a :class:`DamagedDataError` naming the file and the place."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise damaged(
+            path, f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except UnicodeDecodeError:
+        raise damaged(path, "is not UTF-8 text") from None
 
 
 class DownloadError(RuntimeError):
@@ -422,12 +450,15 @@ def _extract_member(archive: Path, member: str, target: Path) -> None:
 
 
 def release_items(
-    path: Path, records: Iterable[tuple[str, Callable[[], Mapping[str, Any]]]]
+    path: Path,
+    records: Iterable[tuple[str, Callable[[], Mapping[str, Any]]]],
+    allow_empty: bool = False,
 ) -> list[ToMItem]:
     """Build and validate items from a release file, all or nothing.
 
     ``records`` yields ``(record label, make)`` pairs; a record that cannot be converted or
-    fails validation raises :class:`ItemError` naming the file and the record.
+    fails validation raises :class:`ItemError` naming the file and the record. A file that
+    yields no item is damaged (:class:`DamagedDataError`) unless ``allow_empty``.
     """
     items: list[ToMItem] = []
     seen: set[str] = set()
@@ -445,4 +476,6 @@ def release_items(
             raise ItemError(f"{where}: duplicate item id {item.id!r}")
         seen.add(item.id)
         items.append(item)
+    if not items and not allow_empty:
+        raise damaged(path, "holds no records")
     return items

@@ -106,3 +106,31 @@ def test_fetch_without_url_says_what_to_put_where(tmp_path):
         fetch_dataset("exploretom", tmp_path, timeout=1)
     with pytest.raises(ValueError, match="unknown dataset"):
         fetch_dataset("nope", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("relpath", "content", "env_id", "said"),
+    [("exploretom/explore_tom.csv", "", "ToM-ExploreToM-v0", "holds no records"),
+     ("hitom/Hi-ToM_data.json", '{"data": []}', "ToM-HiToM-Original-v0", "holds no records"),
+     ("hitom/Hi-ToM_data.json", "[]", "ToM-HiToM-Original-v0", "holds no 'data' list"),
+     ("hitom/Hi-ToM_data.json", '{"data": [{"story', "ToM-HiToM-Original-v0",
+      "is not valid JSON (Unterminated string")],
+)  # fmt: skip
+def test_a_damaged_release_file_is_named_with_what_to_do(
+    tmp_path: Path, relpath: str, content: str, env_id: str, said: str
+) -> None:
+    """UX red team: an empty ExploreToM CSV or a Hi-ToM file of {"data": []} gave a complete
+    0-item evaluation with exit 0, and a truncated file the bare "Expecting value: line 1
+    column 1 (char 0)" naming no file."""
+    import tomgym
+    from tomgym.data import DamagedDataError
+
+    (tmp_path / relpath).parent.mkdir(parents=True)
+    (tmp_path / relpath).write_text(content)
+    set_data_root(tmp_path)
+    with pytest.raises(DamagedDataError) as info:
+        tomgym.make(env_id)
+    message = str(info.value)
+    assert str(tmp_path / relpath) in message and said in message
+    assert "tomgym data status" in message
+    assert isinstance(info.value, MissingDataError)  # --skip-missing leaves it out too
