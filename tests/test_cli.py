@@ -297,3 +297,31 @@ def test_a_misspelt_option_is_named_by_its_subcommand_with_the_nearest_option(
     err = capsys.readouterr().err
     assert err.startswith("usage: tomgym show")
     assert "tomgym show: error: unrecognized arguments: --idx 1 ('--idx': did you mean" in err
+
+
+@pytest.mark.parametrize("command", ["eval", "leaderboard", "export", "train"])
+def test_an_empty_out_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """UX red team: `--out ""` (an unset $OUTDIR) wrote the run into the current directory and
+    said `results: /results.jsonl`."""
+    args = {"eval": ["--agent", "oracle", "--env", "ToM-HiToM-O4-v0"],
+            "leaderboard": ["--suite", "quick"], "export": ["--env", "ToM-HiToM-O4-v0"],
+            "train": ["--train-env", "ToM-HiToM-O4-v0"]}[command]  # fmt: skip
+    with pytest.raises(SystemExit) as info:
+        main([command, *args, "--out", " "])
+    assert info.value.code == 2
+    assert "argument --out: is empty: give a path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("pairs", "said"),
+    [(["noise=0.1", "noise=0.3"], "--kwarg noise is given twice"), (["=3"], "(no key)")],
+)
+def test_a_repeated_or_keyless_kwarg_is_refused(
+    pairs: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """UX red team: the last of two `--kwarg noise=` won silently; `--kwarg =3` got
+    "unexpected keyword argument(s) ['']"."""
+    kwargs = [arg for pair in pairs for arg in ("--kwarg", pair)]
+    code = main(["eval", "--agent", "oracle", "--env", "ToM-HiToM-O4-v0", "--n", "1",
+                 "--out", str(tmp_path / "run"), *kwargs])  # fmt: skip
+    assert code == 2 and said in capsys.readouterr().err

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import add_pairs_option, parse_kwargs, positive_int
+from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -268,7 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--family", choices=("hitom", "tomi"), default="hitom")
     p.add_argument("--mode", choices=("rules", "release"), default="rules")
     p.add_argument(
-        "--out", help="where to write the disagreements (default FILE.disagreements.jsonl)"
+        "--out",
+        type=output_path,
+        help="where to write the disagreements (default FILE.disagreements.jsonl)",
     )
     p.set_defaults(handler=cmd_oracle)
 

@@ -31,6 +31,10 @@ def parse_kwargs(pairs: Sequence[str], option: str = "--kwarg") -> dict[str, Any
         if "=" not in pair:
             raise ValueError(f"{option} takes KEY=VALUE, got {pair!r}")
         key, raw = pair.split("=", 1)
+        if not key.strip():
+            raise ValueError(f"{option} takes KEY=VALUE, got {pair!r} (no key)")
+        if key in kwargs:
+            raise ValueError(f"{option} {key} is given twice: give it once")
         if raw in PYTHON_CONSTANTS:
             kwargs[key] = PYTHON_CONSTANTS[raw]
             continue
@@ -39,6 +43,14 @@ def parse_kwargs(pairs: Sequence[str], option: str = "--kwarg") -> dict[str, Any
         except json.JSONDecodeError:
             kwargs[key] = _python_literal(raw)
     return kwargs
+
+
+def output_path(text: str) -> str:
+    """An argparse type: a path to write to, not blank (``--out "$DIR"`` with ``DIR`` unset
+    would write into the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a path (an unset shell variable?)")
+    return text
 
 
 def _python_literal(raw: str) -> Any:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import non_negative_int, positive_float
+from tomgym.cli_args import non_negative_int, output_path, positive_float
 
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 
@@ -195,7 +195,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument(
         "--examples", type=non_negative_int, default=3, help="examples per question type"
     )
-    p.add_argument("--out", metavar="FILE.json", help="write the full reports as JSON")
+    p.add_argument(
+        "--out", type=output_path, metavar="FILE.json", help="write the full reports as JSON"
+    )
     p.set_defaults(handler=cmd_audit)
 
     p = subparsers.add_parser(

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tomgym.cli_args import positive_int
+from tomgym.cli_args import output_path, positive_int
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -45,5 +45,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument(
         "--n-train", type=positive_int, default=None, help="probe train items (default 2n)"
     )
-    p.add_argument("--out", metavar="FILE", help="write the rows as JSON (or the table, .md)")
+    p.add_argument(
+        "--out", type=output_path, metavar="FILE", help="write the rows as JSON (or the table, .md)"
+    )
     p.set_defaults(handler=cmd_audit)

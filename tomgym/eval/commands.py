@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from tomgym.cli_args import add_pairs_option, parse_kwargs, positive_int
+from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
 from tomgym.eval.metrics import Summary
 
 
@@ -251,7 +251,9 @@ def add_commands(subparsers: Any) -> None:
     )
     p.add_argument("--env", action="append", default=[], metavar="ID", help="env ID (repeatable)")
     p.add_argument("--suite", help="built-in suite name or path to a suite .json")
-    p.add_argument("--out", required=True, help="results directory (rerun to resume)")
+    p.add_argument(
+        "--out", type=output_path, required=True, help="results directory (rerun to resume)"
+    )
     _add_run_options(p)
     p.set_defaults(handler=cmd_eval)
 
@@ -261,6 +263,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("dirs", nargs="*", help="results directories of `tomgym eval`")
     p.add_argument("--suite", help="run this suite for --agents (default: the suite's agents)")
     p.add_argument("--agents", help="comma-separated agent specs")
-    p.add_argument("--out", default="leaderboard", help="where to write leaderboard.* and plots/")
+    p.add_argument(
+        "--out",
+        type=output_path,
+        default="leaderboard",
+        help="where to write leaderboard.* and plots/",
+    )
     _add_run_options(p)
     p.set_defaults(handler=cmd_leaderboard)

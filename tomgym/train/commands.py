@@ -17,6 +17,7 @@ from typing import Any, Literal
 from tomgym.cli_args import (
     add_pairs_option,
     non_negative_float,
+    output_path,
     parse_kwargs,
     positive_float,
     positive_int,
@@ -380,7 +381,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--split", default="train", help="env split (default: train)")
     p.add_argument("--n", type=positive_int, help="items per env (needed for procedural envs)")
     p.add_argument("--format", choices=FORMATS, default="openrlhf")
-    p.add_argument("--out", required=True, help="output file (.jsonl, or .parquet for verl)")
+    p.add_argument(
+        "--out", type=output_path, required=True, help="output file (.jsonl, or .parquet for verl)"
+    )
     add_pairs_option(
         p,
         "--kwarg",
@@ -433,7 +436,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
     p.add_argument("--n", type=positive_int, help="training items per env")
     p.add_argument("--split", default="train", help="training split (default: train)")
-    p.add_argument("--out", default="runs/train", help="run directory")
+    p.add_argument("--out", type=output_path, default="runs/train", help="run directory")
     p.add_argument(
         "--save-steps", type=positive_int, help="checkpoint every N steps (default: per epoch)"
     )
