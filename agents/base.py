@@ -220,6 +220,18 @@ def check_agent_options(spec: str, options: dict[str, Any]) -> None:
         )
 
 
+BUILT_TO_CHECK = ("oracle", "random", "heuristic")
+"""Kinds of agent that cost nothing to build: :func:`check_agent_spec` builds them."""
+
+
+def check_agent_spec(spec: str) -> None:
+    """Refuse a spec that names no agent before anything runs: its kind always, and the whole
+    spec of the agents that cost nothing to build ("heuristic:realty" in a leaderboard's
+    ``--agents`` failed only after the agents before it had run)."""
+    if agent_kind(spec) in BUILT_TO_CHECK:
+        make_agent(spec)
+
+
 def make_agent(spec: str, **options: Any) -> Agent:
     """Build an agent from a spec string: ``oracle``, ``random``, ``heuristic:<name>``,
     ``smollm2``, ``hf:<hub id or path>``, ``vllm:<hub id or path>``, ``openai:<model>@<url>``.

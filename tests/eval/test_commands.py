@@ -27,6 +27,10 @@ def test_eval_then_leaderboard_over_directories(
     assert [r["agent"] for r in data["rows"]] == ["heuristic:reality", "random"]
     assert data["held_out"]["ToM-HiToM-O4-v0"] is True
     assert (board / "leaderboard.md").exists() and (board / "leaderboard.html").exists()
+    # UX red team: a suite run's options on a board of directories did nothing, without a word
+    assert run_cli("leaderboard", *runs, "--agents", "oracle", "--n", "5", "--out",
+                   str(board)) == 2  # fmt: skip
+    assert "--agents, --n only apply with --suite" in capsys.readouterr().err
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -227,3 +231,16 @@ def test_check_says_how_many_items_it_checked_of_how_many(
 
     assert main(["check", "ToM-HiToM-Original-O4-v0", "--items", "2"]) == 0
     assert "(2 of 120 items; --items N checks more)" in capsys.readouterr().out
+
+
+def test_a_leaderboards_agent_specs_are_checked_before_any_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """UX red team: "--agents oracle,heuristic:realty" ran every env for the oracle, then
+    failed on the typo (with the bundled model first, minutes later)."""
+    from tomgym.cli import main
+
+    code = main(["leaderboard", "--suite", "quick", "--agents", "oracle,heuristic:realty",
+                 "--n", "2", "--out", str(tmp_path / "board"), "--quiet"])  # fmt: skip
+    assert code == 2 and "unknown baseline 'heuristic:realty'" in capsys.readouterr().err
+    assert not (tmp_path / "board" / "runs").exists()

@@ -170,6 +170,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             board = collect([*(r.directory for r in board.rows), *args.dirs])
             board.stopped = stopped
     elif args.dirs:
+        given = _run_options_given(args)
+        if given:
+            print(
+                f"tomgym leaderboard: error: {', '.join(given)} only apply with --suite (they "
+                "choose what its agents run); result directories are tabulated as they were run",
+                file=sys.stderr,
+            )
+            return 2
         board = collect(args.dirs)
     else:
         print("tomgym leaderboard: give result directories or --suite NAME", file=sys.stderr)
@@ -181,6 +189,23 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if "plots_skipped" in written:
         print(written["plots_skipped"], file=sys.stderr)
     return status
+
+
+_RUN_OPTION_DEFAULTS: dict[str, Any] = {
+    "agents": None, "n": None, "seed": None, "split": None, "kwarg": [], "item_order": None,
+    "retry_unanswered": False, "skip_missing": False, "batch_size": 8, "workers": 1,
+    "ray_address": None, "agent_option": [], "temperature": None, "max_new_tokens": None,
+}  # fmt: skip
+"""The leaderboard's options that choose what a suite's agents run, unset."""
+
+
+def _run_options_given(args: argparse.Namespace) -> list[str]:
+    """The options of a suite run set on a leaderboard of directories, as flags."""
+    return [
+        "--" + name.replace("_", "-")
+        for name, unset in _RUN_OPTION_DEFAULTS.items()
+        if getattr(args, name, unset) != unset
+    ]
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.agents.base import AgentUnavailableError
+from tomgym.agents.base import AgentUnavailableError, check_agent_spec
 from tomgym.eval.metrics import Z95, EnvSummary, Summary
 from tomgym.eval.store import (
     METADATA_FILE,
@@ -819,6 +819,8 @@ def run_suite(
 
     if not agents:
         raise ValueError("no agents given")
+    for spec in agents:  # every spec, before the first agent runs
+        check_agent_spec(spec)
     given = dict(evaluate_kwargs.pop("agent_options", None) or {})
     taken = {spec: options_taken(spec, given) for spec in agents}
     unused = sorted(set(given) - {k for options in taken.values() for k in options})
