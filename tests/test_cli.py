@@ -93,6 +93,9 @@ def test_oracle_names_every_bad_line_and_writes_nothing(
     assert main(["oracle", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tomgym oracle: error:") and "line 1" in err and "line 3" in err
+    # UX red team: "KeyError: 'answer'" and "JSONDecodeError: ..." per line, Python's names
+    assert "line 1: no answer (its keys: question, story)" in err
+    assert "line 3: not a JSON object (Expecting value)" in err and "Error" not in err
     assert not (tmp_path / "bad.disagreements.jsonl").exists()
 
 
@@ -109,6 +112,8 @@ def test_oracle_reports_agreement_and_writes_disagreements(
     assert out[-1] == "agreement: 0.9667 (29/30)"
     bad = (tmp_path / "items.disagreements.jsonl").read_text().splitlines()
     assert len(bad) == 1 and json.loads(bad[0])["gold"] == "somewhere_else"
+    assert main(["oracle", str(path)]) == 0  # a rerun says it replaces the file
+    assert "note: replacing" in capsys.readouterr().err
 
 
 def test_oracle_on_the_other_familys_file_says_so(

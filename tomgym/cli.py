@@ -150,13 +150,27 @@ def cmd_oracle(args: argparse.Namespace) -> int:
                 continue
             try:
                 record = json.loads(line)
-                records.append((line_no, record["story"], record["question"], record["answer"]))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                problems.append(f"line {line_no}: {type(exc).__name__}: {exc}")
+            except json.JSONDecodeError as exc:
+                problems.append(f"line {line_no}: not a JSON object ({exc.msg})")
+                continue
+            if not isinstance(record, dict):
+                problems.append(f"line {line_no}: not a JSON object")
+                continue
+            missing = [key for key in ("story", "question", "answer") if key not in record]
+            if missing:
+                keys = ", ".join(sorted(record)) or "none"
+                problems.append(f"line {line_no}: no {', '.join(missing)} (its keys: {keys})")
+                continue
+            records.append((line_no, record["story"], record["question"], record["answer"]))
     if problems:  # every bad line named, and nothing written
         more = f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
         shown = "; ".join(problems[:10]) + more
-        raise ValueError(f"{path}: need JSON objects with story, question, answer: {shown}")
+        raise ValueError(
+            f"{path}: the oracle reads JSON lines, each an object with story, question and "
+            f"answer: {shown}"
+        )
+    if out.exists():
+        print(f"tomgym oracle: note: replacing {out}", file=sys.stderr)
     n = agree = unparsed = 0
     with out.open("w", encoding="utf-8") as bad:
         for line_no, story, question, gold in records:
