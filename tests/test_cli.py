@@ -330,3 +330,16 @@ def test_a_repeated_or_keyless_kwarg_is_refused(
     code = main(["eval", "--agent", "oracle", "--env", "ToM-HiToM-O4-v0", "--n", "1",
                  "--out", str(tmp_path / "run"), *kwargs])  # fmt: skip
     assert code == 2 and said in capsys.readouterr().err
+
+
+def test_show_takes_a_split_and_says_which_it_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """UX red team: `show --index 0` served the train split's item 0 while eval's record 0 is
+    the test split's, and show had no --split (eval refuses --kwarg split=)."""
+    assert main(["show", "ToM-HiToM-O1-v0", "--index", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "split: train" in captured.out and "--split test shows its items" in captured.err
+    assert main(["show", "ToM-HiToM-O1-v0", "--index", "0", "--split", "test"]) == 0
+    captured = capsys.readouterr()
+    assert "split: test" in captured.out and "note" not in captured.err
+    assert main(["show", "ToM-HiToM-O1-v0", "--index", "0", "--seed", "3"]) == 0
+    assert "--index names one" in capsys.readouterr().err

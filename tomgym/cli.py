@@ -77,8 +77,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     if "prompt" in kwargs and args.prompt != DEFAULT_PROMPT:
         raise ValueError("give the prompt once: --prompt NAME or --kwarg prompt=..., not both")
     kwargs.setdefault("prompt", args.prompt)
+    if args.split is not None:
+        if "split" in kwargs:
+            raise ValueError("give the split once: --split NAME or --kwarg split=..., not both")
+        kwargs["split"] = args.split
     env = tomgym.make(args.env_id, **kwargs)
     options = {"index": args.index} if args.index is not None else None
+    if args.index is not None and args.seed is not None:
+        print("tomgym show: note: --seed picks a random item; --index names one", file=sys.stderr)
     try:
         prompt, info = env.reset(seed=args.seed, options=options)
     except IndexError:
@@ -93,7 +99,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     assert item is not None
     print(prompt)
     print("\n" + "=" * 72)
-    print(f"env: {args.env_id}  item: {item.id}  index: {info['index']}  order: {item.order}")
+    print(
+        f"env: {args.env_id}  item: {item.id}  index: {info['index']}  split: {item.split}  "
+        f"order: {item.order}"
+    )
+    if args.split is None and "split" not in kwargs and item.split not in ("all", "test"):
+        print(
+            f"tomgym show: note: this is the env's default split {item.split!r}; `tomgym eval` "
+            "asks the test split unless told otherwise (--split test shows its items)",
+            file=sys.stderr,
+        )
     print(f"question type: {item.question_type}  answer type: {item.answer_type}")
     if item.candidates:
         print(f"candidates: {', '.join(item.candidates)}")
@@ -263,6 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env_id")
     p.add_argument("--seed", type=int, default=None, help="seed of reset's random item pick")
     p.add_argument("--index", type=int, default=None, help="the item to show (else a random one)")
+    p.add_argument(
+        "--split", default=None, help="the split to show an item of (default: the env's own)"
+    )
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help="prompt preset (default, tomrl, cot)")
     add_pairs_option(
         p,
