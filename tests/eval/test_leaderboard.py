@@ -417,3 +417,23 @@ def test_the_board_says_when_a_runs_items_changed_since_it_was_made(tmp_path: Pa
         f"holds records of items that changed since they were made (1 of {env})" in note
         for note in mixed_notes(board)
     )
+
+
+def test_a_run_that_recorded_fewer_items_than_planned_says_so_in_the_items_note(
+    tmp_path: Path,
+) -> None:
+    """UX red team: a run whose last record was cut by a kill was "items 0-29 ... items 0-29"
+    in the note on different items, the same words for both runs."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    env = "ToM-HiToM-O1-v0"
+    for name in ("whole", "cut"):
+        evaluate("heuristic:reality", [env], n=4, out=tmp_path / name, quiet=True)
+    results = tmp_path / "cut" / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:3]))
+    (tmp_path / "cut" / "summary.json").unlink()
+    board = collect([tmp_path / "whole", tmp_path / "cut"])
+    described = board.mixed_items[env]
+    assert described[str(tmp_path / "cut")].startswith("items 0-3, 3 of them recorded (items ")
+    assert "recorded" not in described[str(tmp_path / "whole")]

@@ -324,7 +324,11 @@ def collect(
             for plan in metadata.envs:  # the plan the summary covers
                 if plan.env_id in summary.envs:
                     described, indices = _items_asked(plan)
-                    served = summary.envs[plan.env_id].items_digest
+                    scored = summary.envs[plan.env_id]
+                    served = scored.items_digest
+                    recorded = scored.n + scored.failed
+                    if recorded < len(indices):  # an interrupted run: not all asked yet
+                        described += f", {recorded} of them recorded"
                     asked.setdefault(plan.env_id, {})[str(directory)] = (
                         described,
                         indices,
