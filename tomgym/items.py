@@ -59,7 +59,7 @@ class ToMItem(BaseModel):
         default=(), description="Closed answer set, or the other answers a text answer excludes."
     )
     answer_type: AnswerType = "choice"
-    order: int | None = Field(default=None, ge=-1, le=10, description="ToM order (None: n/a).")
+    order: int | None = Field(default=None, ge=0, le=10, description="ToM order (None: n/a).")
     question_type: str = "belief"
     source: str = Field(default="custom", description="Dataset the item comes from.")
     split: Split = "all"

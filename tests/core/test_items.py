@@ -27,6 +27,7 @@ def test_good_item() -> None:
         ({"question": "\t"}, "field 'question': is blank"),
         ({"answer": "  "}, "field 'answer'"),
         ({"order": -5}, "field 'order'"),
+        ({"order": -1}, "field 'order'"),  # UX red team: -1 was accepted as an order
         ({"colour": "red"}, "field 'colour'"),
         ({"answer_type": "essay"}, "field 'answer_type'"),
         ({"candidates": ["x", "x"]}, "duplicates"),
