@@ -1524,6 +1524,9 @@ def _clause_says(clause: str) -> str | None:
     leads, last = tokens[:-1], tokens[-1]
     if not leads and last == "not":
         return "no"  # "Yes, not.", "Yes/not"
+    restated = _restated_by_subject(tokens)
+    if restated is not None:
+        return restated
     if leads and _HEDGING_LEADS.issuperset(leads):
         if last in ("not", "so"):
             return "no" if last == "not" else "yes"
@@ -1541,7 +1544,32 @@ _HEDGING_LEADS = (
 answer again ("but maybe not"): hedges and connectives, not a sentence ("is it not?")."""
 
 
-TAKING_BACK_LEADS = _HEDGING_LEADS | frozenset(
+_SUBJECTS = frozenset({"she", "he", "they", "it", "you", "we", "i"})
+_AUXILIARIES = frozenset(
+    {"does", "do", "did", "is", "was", "are", "were", "will", "would", "could", "might", "may",
+     "can", "should", "has", "have", "had"}
+)  # fmt: skip
+
+
+def _restated_by_subject(tokens: Sequence[str]) -> str | None:
+    """A later clause that is a subject and an auxiliary, as a short answer says yes or no
+    ("she doesn't", "but maybe he does", "though she might not"): "no" when it ends in "not",
+    "yes" when it ends in the auxiliary; None for anything else, and for a tag question
+    ("is it not?": the auxiliary first)."""
+    said = "yes"
+    if tokens[-1:] == ["not"]:
+        tokens, said = tokens[:-1], "no"
+    if not tokens or tokens[-1] not in _AUXILIARIES:
+        return None
+    at = len(tokens) - 1  # the subject: the last word before the auxiliary and its hedges
+    while at >= 0 and tokens[at] in _AUXILIARIES | _MAYBE:
+        at -= 1
+    if at < 0 or tokens[at] not in _SUBJECTS or not _HEDGING_LEADS.issuperset(tokens[:at]):
+        return None
+    return said
+
+
+TAKING_BACK_LEADS = _HEDGING_LEADS | _SUBJECTS | frozenset(
     {"does", "do", "did", "is", "was", "are", "were", "will", "would", "could", "might", "may",
      "can", "should", "else"}
 )  # fmt: skip

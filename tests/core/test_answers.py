@@ -1065,3 +1065,30 @@ def test_a_belief_bridge_still_credits_what_is_believed() -> None:
     assert judge_knowledge("Landon thinks Hailey doesn't know about it.",
                            "does not know about it") == "correct"  # fmt: skip
     assert judge_text("I don't think it's the box.", "box").verdict == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("Yes (or maybe she doesn't)", "yes"), ("Yes, but she probably doesn't.", "yes"),
+     ("Yes, though she might not.", "yes"), ("Yes, it is not.", "yes"), ("No, it is.", "no"),
+     ("No. She did.", "no"), ("No, I think she does", "no")],
+)  # fmt: skip
+def test_a_later_short_answer_with_a_subject_says_the_other_side(answer: str, gold: str) -> None:
+    """Red team (round C): a take-back with a subject ("Yes, but she probably doesn't") paid on
+    every ExploreToM yes/no item whose gold it leads with (81 of 81), while "Yes, but probably
+    not" named both."""
+    assert judge_yes_no(answer, gold).verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("No, she does not.", "no"), ("Yes, she does.", "yes"), ("Yes, is it not?", "yes"),
+     ("No, I do not.", "no"), ("Yes, and she will.", "yes")],
+)  # fmt: skip
+def test_a_later_short_answer_that_agrees_keeps_the_answer(answer: str, gold: str) -> None:
+    assert judge_yes_no(answer, gold).correct
+
+
+def test_a_knowledge_answer_taken_back_with_a_subject_names_both() -> None:
+    answer = "Elijah knows about it, but maybe he doesn't."
+    assert judge_knowledge(answer, "knows about it") == "several_candidates"
