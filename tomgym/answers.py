@@ -1410,9 +1410,12 @@ def leading_yes_no(text: str) -> str | None:
     after an announcement such as "Answer:" or "The answer is", or is one of
     WHOLE_YES_NO_ANSWERS ("Not really."); else None."""
     tokens = words(text)
-    for preamble in ANSWER_PREAMBLES:
-        if tuple(tokens[: len(preamble)]) == preamble and len(tokens) > len(preamble):
-            tokens = tokens[len(preamble) :]
+    for _ in range(2):  # "Final answer: \boxed{yes}": an announcement, then a box
+        for preamble in ANSWER_PREAMBLES:
+            if tuple(tokens[: len(preamble)]) == preamble and len(tokens) > len(preamble):
+                tokens = tokens[len(preamble) :]
+                break
+        else:
             break
     if not tokens:
         return None
@@ -1430,12 +1433,14 @@ WHOLE_YES_NO_ANSWERS = {
     **dict.fromkeys(
         [("not", "really"), ("probably", "not"), ("i", "think", "not"), ("certainly", "not"),
          ("definitely", "not"), ("of", "course", "not"), ("absolutely", "not"),
-         ("not", "at", "all"), ("i", "do", "not", "think", "so")],
+         ("not", "at", "all"), ("i", "do", "not", "think", "so"), ("i", "believe", "not"),
+         ("i", "guess", "not"), ("i", "suppose", "not"), ("i", "do", "not", "believe", "so")],
         "no",
     ),
     **dict.fromkeys(
         [("i", "think", "so"), ("of", "course"), ("certainly",), ("definitely",),
-         ("absolutely",), ("probably",)],
+         ("absolutely",), ("probably",), ("i", "believe", "so"), ("i", "guess", "so"),
+         ("i", "suppose", "so")],
         "yes",
     ),
 }  # fmt: skip
@@ -1444,13 +1449,17 @@ WHOLE_YES_NO_ANSWERS = {
 
 
 _HEDGED_YES_NO = re.compile(
-    r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|likely)"
+    r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|likely"
+    r"|definitely|certainly|absolutely|surely)"
     rf"[\s,:]+({'|'.join(sorted(YES_WORDS | NO_WORDS))})\b(?=\s*(?:$|[^\w\s']))",
     re.IGNORECASE,
 )
 """A yes or no after a hedge ("I think yes.", "Probably no, because..."), said as an answer:
 before a punctuation mark or the end ("I think no one saw it" says neither)."""
-_HEDGE_STARTS = frozenset({"i", "probably", "perhaps", "maybe", "likely"})
+_HEDGE_STARTS = frozenset(
+    {"i", "probably", "perhaps", "maybe", "likely", "definitely", "certainly", "absolutely",
+     "surely"}
+)  # fmt: skip
 
 
 def _hedged_yes_no(text: str) -> str | None:
@@ -1465,11 +1474,18 @@ ANSWER_PREAMBLES = (
     ("my", "final", "answer", "is"),
     ("final", "answer", "is"),
     ("my", "answer", "is"),
+    ("short", "answer", "is"),
     ("answer", "is"),
+    ("my", "final", "answer"),
     ("final", "answer"),
+    ("my", "answer"),
+    ("short", "answer"),
     ("answer",),
+    ("boxed", "text"),
+    ("boxed",),
 )
-"""Words that announce an answer ("Answer: yes", "The answer is no"; articles are dropped)."""
+"""Words that announce an answer ("Answer: yes", "The answer is no", "My answer: yes",
+"\boxed{yes}", "$\boxed{\text{no}}$"; articles are dropped)."""
 
 
 def judge_yes_no(answer: str, gold: str) -> Judgement:

@@ -1092,3 +1092,17 @@ def test_a_later_short_answer_that_agrees_keeps_the_answer(answer: str, gold: st
 def test_a_knowledge_answer_taken_back_with_a_subject_names_both() -> None:
     answer = "Elijah knows about it, but maybe he doesn't."
     assert judge_knowledge(answer, "knows about it") == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("\\boxed{Yes}", "yes"), ("$\\boxed{\\text{no}}$", "no"), ("My answer: yes", "yes"),
+     ("Short answer: no.", "no"), ("Final answer: \\boxed{no}", "no"), ("Definitely yes", "yes"),
+     ("I believe so.", "yes"), ("I believe not.", "no"), ("I guess not", "no")],
+)  # fmt: skip
+def test_a_yes_no_answer_in_a_common_model_format_is_read(answer: str, gold: str) -> None:
+    """Red team (round C): "\\boxed{Yes}" (R1 and Qwen style), "My answer: yes" or "I believe
+    so" was unparsable on every OpenToM and ExploreToM yes/no item (0 of 53, 0 of 81), though
+    "\\boxed{box}" paid on choice items."""
+    assert judge_yes_no(answer, gold).correct
+    assert not judge_yes_no(answer, "no" if gold == "yes" else "yes").correct

@@ -325,11 +325,16 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
     assert isinstance(item.answer, str)
     if item.answer_type == "yes_no":
         said = oracle_words(block)
-        for announced in (["my", "final", "answer", "is"], ["final", "answer", "is"],
-                          ["my", "answer", "is"], ["answer", "is"], ["final", "answer"],
-                          ["answer"]):  # fmt: skip
-            if said[: len(announced)] == announced and len(said) > len(announced):
-                said = said[len(announced) :]
+        for _ in range(2):  # "Final answer: \boxed{yes}"
+            for announced in (["my", "final", "answer", "is"], ["final", "answer", "is"],
+                              ["my", "answer", "is"], ["short", "answer", "is"],
+                              ["answer", "is"], ["my", "final", "answer"], ["final", "answer"],
+                              ["my", "answer"], ["short", "answer"], ["answer"],
+                              ["boxed", "text"], ["boxed"]):  # fmt: skip
+                if said[: len(announced)] == announced and len(said) > len(announced):
+                    said = said[len(announced) :]
+                    break
+            else:
                 break
         synonyms = {"yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no"}
         gold_word = oracle_words(item.answer)[0]
@@ -341,7 +346,8 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         visible = "".join(c for c in visible if unicodedata.category(c) != "Cf")
         hedged = re.match(  # "I think yes." as an answer; "I think no one saw it" is neither
             r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|"
-            r"likely)[\s,:]+(yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:$|[^\w\s']))",
+            r"likely|definitely|certainly|absolutely|surely)"
+            r"[\s,:]+(yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:$|[^\w\s']))",
             visible,
             re.IGNORECASE,
         )
@@ -487,9 +493,10 @@ ANSWER_TYPES = ("choice", "text", "yes_no", "names")
 WHOLE_ANSWERS = {
     **dict.fromkeys(["not really", "probably not", "i think not", "certainly not",
                      "definitely not", "of course not", "absolutely not", "not at all",
-                     "i do not think so", "i don t think so"], "no"),
+                     "i do not think so", "i don t think so", "i believe not", "i guess not",
+                     "i suppose not", "i do not believe so"], "no"),
     **dict.fromkeys(["i think so", "of course", "certainly", "definitely", "absolutely",
-                     "probably"], "yes"),
+                     "probably", "i believe so", "i guess so", "i suppose so"], "yes"),
 }  # fmt: skip
 
 
