@@ -313,17 +313,17 @@ def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     other candidate holds that word: "the drawer" then names the drawer, and "the wooden desk
     drawer or the briefcase" names the leather briefcase too. Shared (memoised): not to be
     changed by callers."""
+    phrases = [phrase_of(candidate) for candidate in candidates]
+    holders: dict[str, int] = {}  # word -> how many candidates hold it
+    for phrase in phrases:
+        for word in set(phrase):
+            holders[word] = holders.get(word, 0) + 1
     heads: dict[str, tuple[str, ...]] = {}
-    for candidate in candidates:
-        phrase = phrase_of(candidate)
-        if not 2 <= len(phrase) <= HEAD_MAX_WORDS:
-            continue
-        head = phrase[-1]
-        if len(head) < 3 or not head.isalpha() or head in NOT_HEADS:
-            continue
-        if any(head in phrase_of(other) for other in candidates if other != candidate):
-            continue
-        heads[candidate] = (head,)
+    for candidate, phrase in zip(candidates, phrases, strict=True):
+        if 2 <= len(phrase) <= HEAD_MAX_WORDS:
+            head = phrase[-1]
+            if holders[head] == 1 and len(head) >= 3 and head.isalpha() and head not in NOT_HEADS:
+                heads[candidate] = (head,)
     return heads
 
 

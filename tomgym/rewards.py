@@ -156,6 +156,13 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         j = judge_names(answer, item.answer)
     else:
         assert isinstance(item.answer, str)
+        if item.answer_type in ("choice", "text") and answer.strip() == item.answer:
+            # the gold as written (most answers of a trained policy): what every reading
+            # below gives it, without building the other candidates' names
+            detail = "names the gold candidate only" if item.answer_type == "choice" else (
+                "the gold phrase, and nothing else"
+            )
+            return True, "correct", detail
         aliases, others = item.aliases, candidate_aliases(item)
         heads = head_aliases(item.candidates)
         if heads:  # "the drawer" names the wooden desk drawer where no other is a drawer

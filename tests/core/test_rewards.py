@@ -163,3 +163,25 @@ def test_a_shared_or_generic_last_word_names_no_candidate() -> None:
     assert head_aliases(("staff room", "kitchen")) == {}  # "in the same room"
     assert head_aliases(("knows about it", "does not know about it")) == {}
     assert head_aliases(("Kai believes the trip was to Peru.", "Kai believes it was Chile.")) == {}
+
+
+@pytest.mark.parametrize(
+    "env_id", ["ToM-HiToM-O2-v0", "ToM-ExploreToM-v0", "ToM-OpenToM-FineLoc-v0"]
+)
+def test_the_gold_as_written_is_judged_as_the_full_reading_judges_it(env_id: str) -> None:
+    """The gold as written skips building the other candidates' names; the full reading (here
+    forced by an invisible mark, which every reading drops) gives the same judgement."""
+    from tomgym.rewards import judge_answer
+
+    env = tomgym.make(env_id)
+    seen = 0
+    for index in range(120):
+        env.reset(options={"index": index})
+        item = env.current_item
+        assert item is not None
+        if item.answer_type in ("choice", "text"):
+            assert isinstance(item.answer, str)
+            fast = judge_answer(item.answer, item)
+            assert fast == judge_answer(item.answer + "\u200b", item) and fast[0], item.id
+            seen += 1
+    assert seen > 20
