@@ -156,7 +156,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         j = judge_names(answer, item.answer)
     else:
         assert isinstance(item.answer, str)
-        if item.answer_type in ("choice", "text") and answer.strip() == item.answer:
+        if item.answer_type == "yes_no":
+            j = judge_yes_no(answer, item.answer)
+            return j.correct, j.verdict, j.detail
+        if answer.strip() == item.answer:
             # the gold as written (most answers of a trained policy): what every reading
             # below gives it, without building the other candidates' names
             detail = "names the gold candidate only" if item.answer_type == "choice" else (
@@ -175,8 +178,6 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             if isinstance(labels, dict) and labels:  # "(a) ... (b) ..." in the question
                 answer = expand_option_labels(answer, labels)
             j = judge_choice(answer, item.answer, item.candidates, aliases, others)
-        elif item.answer_type == "yes_no":
-            j = judge_yes_no(answer, item.answer)
         else:
             places = names = frozenset[str]()
             if not item.candidates:  # nothing to compare with but the story's own places, names

@@ -191,20 +191,19 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return status
 
 
-_RUN_OPTION_DEFAULTS: dict[str, Any] = {
-    "agents": None, "n": None, "seed": None, "split": None, "kwarg": [], "item_order": None,
-    "retry_unanswered": False, "skip_missing": False, "batch_size": 8, "workers": 1,
-    "ray_address": None, "agent_option": [], "temperature": None, "max_new_tokens": None,
-}  # fmt: skip
-"""The leaderboard's options that choose what a suite's agents run, unset."""
+_NOT_RUN_OPTIONS = frozenset({"command", "handler", "dirs", "suite", "out", "quiet", "debug",
+                               "data_dir", "run_option_defaults"})  # fmt: skip
+"""The leaderboard's options that do not choose what a suite's agents run."""
 
 
 def _run_options_given(args: argparse.Namespace) -> list[str]:
-    """The options of a suite run set on a leaderboard of directories, as flags."""
+    """The options of a suite run (``--agents``, ``--n``, ...) set on a leaderboard of
+    directories, as flags: those that differ from the parser's defaults."""
+    unset: dict[str, Any] = args.run_option_defaults
     return [
         "--" + name.replace("_", "-")
-        for name, unset in _RUN_OPTION_DEFAULTS.items()
-        if getattr(args, name, unset) != unset
+        for name, default in unset.items()
+        if name not in _NOT_RUN_OPTIONS and getattr(args, name, default) != default
     ]
 
 
@@ -296,3 +295,4 @@ def add_commands(subparsers: Any) -> None:
     )
     _add_run_options(p)
     p.set_defaults(handler=cmd_leaderboard)
+    p.set_defaults(run_option_defaults=vars(p.parse_known_args([])[0]))
