@@ -1254,8 +1254,9 @@ def _label_patterns(
 ) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(unmistakable label forms, every label form, a word after an article-like label).
 
-    Unmistakable: "(b)" and "b)" not inside a word, "b." opening the answer, "b:" for a
-    label that is not an article ("A:" opens many an answer), "option b" / "choice b",
+    Unmistakable: "(b)", "b)" not inside a word, "(b" before a separator ("(b/c)"), "b."
+    opening the answer, "b:" for a label that is not an article ("A:" opens many an answer),
+    "option b" / "choice b",
     "answer (is) b" and an answer that is the letter alone or opens with it before
     punctuation. Every form: those, or a label letter standing alone."""
     any_label = "|".join(map(re.escape, labels))
@@ -1263,6 +1264,8 @@ def _label_patterns(
     end = r"(?=\s*(?:$|[.,;:!?)]))"
     forms = [
         rf"\(\s*(?P<p>{any_label})\s*\)",
+        # "(a/b)", "(b, c)", "(B or C)": the first of letters paired inside parentheses
+        rf"\(\s*(?P<q>{any_label})(?=\s*(?:[/,|;]|(?:or|and)\s))",
         rf"(?<![\w(])(?P<m>{any_label})\)(?!\w)",
         rf"^\s*(?P<d>{any_label})\.(?!\w)",  # "B. ...", not "plan B." inside a sentence
         *([rf"(?<![\w(])(?P<c>{plain}):(?!\w)"] if plain else []),
@@ -1280,8 +1283,8 @@ def _label_patterns(
 def expand_option_labels(answer: str, labels: Mapping[str, str]) -> str:
     """The answer with each option label it uses replaced by that option's text, for questions
     that show their candidates as "(a) ... (b) ...": "(b)", "b)", "option b" or a lone "b"
-    then names the option, and "(a) or (b)", "A) B)", "b or (a)" name both. A letter standing
-    alone is read as a label once the answer uses one unmistakably, unless it is an article
+    then names the option, and "(a) or (b)", "(a/b)", "A) B)", "b or (a)" name both. A letter
+    standing alone is read as a label once the answer uses one unmistakably, unless it is an article
     ("a dog": a word follows). Nothing inside an option's own text as the answer quotes it
     ("... plan B.") is read as a label, and the answer is read once, in linear time."""
     by_label = {str(k).strip().lower(): text for k, text in labels.items() if str(k).strip()}

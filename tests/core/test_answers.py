@@ -1106,3 +1106,33 @@ def test_a_yes_no_answer_in_a_common_model_format_is_read(answer: str, gold: str
     "\\boxed{box}" paid on choice items."""
     assert judge_yes_no(answer, gold).correct
     assert not judge_yes_no(answer, "no" if gold == "yes" else "yes").correct
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["(a/b)", "(a,b)", "(a, b)", "(B or C)", "(b/c)", "(b|c)", "(b;c)", "Answer: (b,c)",
+     "( a / c )", "(a and c)"],
+)  # fmt: skip
+def test_option_letters_paired_in_parentheses_name_every_letter(answer: str) -> None:
+    """Red team C: a letter right after "(" matched no label form, so "(a/b)" stayed a bare
+    letter and paid for option (b) alone; on FANToM every item with gold (b) paid for it."""
+    texts = {"a": "positive", "b": "negative", "c": "neutral"}
+    for gold in texts.values():
+        item = ToMItem(id="f", story="s", question="q", answer=gold,
+                       candidates=tuple(texts.values()), metadata={"option_labels": texts})
+        assert score_response(fmt(answer), item).verdict == "several_candidates", (answer, gold)
+
+
+def test_a_parenthesis_opening_with_an_article_or_one_letter_is_unchanged() -> None:
+    """The pair form needs a second label after the separator: "(a dog)" is an article,
+    "(b)" one option, "(c, probably)" one option with a hedge."""
+    texts = {"a": "positive", "b": "negative", "c": "neutral"}
+
+    def verdict(answer: str, gold: str) -> str:
+        item = ToMItem(id="f", story="s", question="q", answer=gold,
+                       candidates=tuple(texts.values()), metadata={"option_labels": texts})
+        return score_response(fmt(answer), item).verdict
+
+    assert verdict("(b)", "negative") == "correct"
+    assert verdict("(c, probably)", "neutral") == "correct"
+    assert verdict("neutral (a bit, at least)", "neutral") == "correct"
