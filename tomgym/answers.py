@@ -1256,9 +1256,8 @@ def _label_patterns(
 
     Unmistakable: "(b)", "b)" not inside a word, "(b" before a separator ("(b/c)"), "b."
     opening the answer, "b:" for a label that is not an article ("A:" opens many an answer),
-    "option b" / "choice b",
-    "answer (is) b" and an answer that is the letter alone or opens with it before
-    punctuation. Every form: those, or a label letter standing alone."""
+    "option b" / "choice b", "answer (is) b" and an answer that is the letter alone or opens
+    with it before punctuation. Every form: those, or a label letter standing alone."""
     any_label = "|".join(map(re.escape, labels))
     plain = "|".join(re.escape(label) for label in labels if label.lower() not in ARTICLE_LABELS)
     end = r"(?=\s*(?:$|[.,;:!?)]))"
