@@ -87,6 +87,23 @@ great"), as does "the box, if it isn't in the chest"; the gold's own denial stil
 COORDINATORS = frozenset({"or", "and", "vs", "versus"})
 """Words that join two answers, which may share a word written once: "blue or green basket" is
 the blue basket and the green basket (see :func:`elided_candidate`)."""
+ALTERNATIVE_CUES = COORDINATORS | frozenset(
+    {"maybe", "perhaps", "possibly", "probably", "if", "unless", "though", "either",
+     "otherwise", "else"}
+)  # fmt: skip
+"""Words that, between the gold and a word of another candidate written once, offer that
+candidate as a second answer ("the green basket, or maybe the blue one", "green basket (maybe
+blue)", "green basket, if not blue", "green basket, though it could also be the blue one")."""
+ALTERNATIVE_LEAD = ALTERNATIVE_CUES | frozenset(
+    {"could", "might", "may", "also", "be", "it", "s", "even", "just", "well", "as", "not"}
+)  # fmt: skip
+"""Words a lead to such a second answer may be made of (one of ALTERNATIVE_CUES among them;
+"not" only right after "if": "green basket, not blue" excludes the blue one)."""
+ALTERNATIVE_TAIL = frozenset(
+    {"also", "possible", "too", "maybe", "perhaps", "possibly", "likely", "though"}
+)
+"""Words after another candidate's word, set apart from the gold by a mark, that offer it:
+"green basket; blue also possible"."""
 _ELISION_MARKS = re.compile(r"[^\w\s'\u2019]+")
 """Marks that set a word apart from the one before it ("green basket/cabinet"); not an
 apostrophe, which ``n't`` needs."""
@@ -706,6 +723,28 @@ def elided_candidate(
     def affirmed(at: int) -> bool:  # a mention starting at ``at`` is not excluded
         return not _excluded_at(tokens, clauses()[0], at)
 
+    def after_lead(at: int) -> tuple[int, bool]:
+        """Where the words after ``at``'s lead (ALTERNATIVE_LEAD) start, and whether the lead
+        offers a second answer (one of ALTERNATIVE_CUES in it)."""
+        start, cued = at, False
+        while start < n and tokens[start] in ALTERNATIVE_LEAD:
+            if tokens[start] == "not" and (start == at or tokens[start - 1] != "if"):
+                break
+            cued = cued or tokens[start] in ALTERNATIVE_CUES
+            start += 1
+        return start, cued
+
+    def set_apart(at: int) -> bool:  # a mark between ``at`` and the word before it
+        return clauses()[1][at] != clauses()[1][at - 1]
+
+    def offered_tail(at: int) -> bool:  # "one(s)" or ALTERNATIVE_TAIL words, ending the clause
+        if at < n and tokens[at] in ("one", "ones"):
+            return True
+        end = at
+        while end < n and tokens[end] in ALTERNATIVE_TAIL and not (end > at and ends_clause(end)):
+            end += 1
+        return end > at and ends_clause(end)
+
     for s, e in gold_spans:
         gold = tuple(tokens[s:e])
         for key, phrases in others.items():
@@ -720,31 +759,38 @@ def elided_candidate(
                     if affirmed(start):
                         return key
                     at = start
-                # after it, joined: "green basket or blue", "does know or does not"
-                end = e + 1 + len(own)
+                if e >= n:
+                    continue
+                start, cued = after_lead(e)
+                if start > e and not cued:
+                    continue
+                # after it, joined or hedged: "green basket or blue", "does know or does not",
+                # "the green basket, or maybe the blue one", "green basket, if not blue";
+                # set apart by a mark: "the green basket/blue one", "green basket; blue too"
+                end = start + len(own)
                 if (
                     own
                     and end <= n
-                    and tokens[e] in COORDINATORS
-                    and tuple(tokens[e + 1 : end]) == own
-                    and ends_clause(end)
+                    and tuple(tokens[start:end]) == own
+                    and (
+                        ends_clause(end) or tokens[end] in COORDINATORS  # "(either blue or ..."
+                        if start > e
+                        else set_apart(e) and offered_tail(end)
+                    )
                 ):
                     return key
-                if rest and e < n:  # "green basket or cabinet", "green basket/cabinet"
-                    start = e + (tokens[e] in COORDINATORS)
-                    end = start + len(rest)
-                    if (
-                        end <= n
-                        and tuple(tokens[start:end]) == rest
-                        and (
-                            start > e
-                            or clauses()[1][e] != clauses()[1][e - 1]
-                            or len(rest) == 1 == e - s - first
-                        )
-                        and ends_clause(end)
-                        and affirmed(start)
-                    ):
-                        return key
+                # "green basket or cabinet", "green basket/cabinet", "green basket, or maybe
+                # the cabinet"
+                end = start + len(rest)
+                if (
+                    rest
+                    and end <= n
+                    and tuple(tokens[start:end]) == rest
+                    and (start > e or set_apart(e) or len(rest) == 1 == e - s - first)
+                    and (ends_clause(end) or offered_tail(end))
+                    and affirmed(start)
+                ):
+                    return key
     return None
 
 

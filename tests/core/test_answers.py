@@ -1136,3 +1136,38 @@ def test_a_parenthesis_opening_with_an_article_or_one_letter_is_unchanged() -> N
     assert verdict("(b)", "negative") == "correct"
     assert verdict("(c, probably)", "neutral") == "correct"
     assert verdict("neutral (a bit, at least)", "neutral") == "correct"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["the green basket, or maybe the blue one", "the green basket (maybe blue)",
+     "green basket, if not blue", "green basket; blue also possible",
+     "the green basket + the blue one", "the green basket/blue one",
+     "green basket, though it could also be the blue one", "green basket, or perhaps blue",
+     "the green basket, or maybe the cabinet", "green basket (possibly cabinet)",
+     "green basket, if not cabinet", "the green basket (either the blue or the green one)"],
+)  # fmt: skip
+def test_a_hedge_word_between_the_gold_and_a_shared_word_still_names_both(answer: str) -> None:
+    """Red team C: with a hedge word between the gold and the other candidate's own word ("or
+    maybe the blue one", "(maybe blue)", "if not blue") the elided-candidate reading missed it,
+    and these paid on every Hi-ToM item where they applied (239/239, 300/300)."""
+    assert judge_choice(answer, "green_basket", HITOM_CONTAINERS).verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["the green basket, not the blue one", "green basket, maybe", "green basket; blue lid",
+     "the green basket, which is blue-lidded", "green basket, probably", "green basket (not blue)",
+     "the green basket, I think", "green basket, perhaps blue-lidded",
+     "It is in the green basket. Maybe she thinks of the blue one"],
+)  # fmt: skip
+def test_a_hedge_word_after_the_gold_alone_offers_nothing_else(answer: str) -> None:
+    """The hedged reading needs another candidate's word right after the lead, ending its
+    clause: a colour describing the gold, a lone hedge or an exclusion is no second answer."""
+    assert judge_choice(answer, "green_basket", HITOM_CONTAINERS).correct, answer
+
+
+@pytest.mark.parametrize("answer", ["less full (maybe more)", "less full, or perhaps more"])
+def test_a_hedged_fullness_label_names_both(answer: str) -> None:
+    """Red team C, OpenToM multihop: "less full (maybe more)" paid for "less full"."""
+    assert judge_choice(answer, "less full", FULLNESS).verdict == "several_candidates"
