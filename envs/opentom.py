@@ -11,7 +11,7 @@ from typing import Any
 from tomgym.answers import phrase_of
 from tomgym.data import damaged, read_release_json, release_items, require_file
 from tomgym.env import ToMEnv, check_bool, check_choice
-from tomgym.items import ItemError, ToMItem
+from tomgym.items import CANDIDATE_ALIASES_KEY, ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, list_source
 
@@ -39,6 +39,39 @@ def multihop_candidates(question: str, answer: str) -> tuple[str, ...]:
     else:
         scale = answer.split()[-1]
     return tuple(f"{d} {scale}" for d in ("more", "less", "equally"))
+
+
+UNCHANGED = ("stays the same", "the same", "unchanged", "no change")
+LABEL_ALIASES: dict[str, tuple[str, ...]] = {
+    "more full": ("fuller",),
+    "less full": ("emptier",),
+    "equally full": ("neither more nor less full", "as full as before", *UNCHANGED),
+    "more accessible": ("easier to access", "easier to reach"),
+    "less accessible": ("harder to access", "harder to reach"),
+    "equally accessible": (
+        "neither more nor less accessible",
+        "as accessible as before",
+        *UNCHANGED,
+    ),
+    "neutral": ("neither positive nor negative",),
+}
+"""Other ways of saying a closed label that a person would mark right: "It stays the same" for
+"equally full", "fuller" for "more full", "neither positive nor negative" for "neutral"."""
+
+
+def label_aliases(fields: dict[str, Any]) -> dict[str, Any]:
+    """A closed-label item's gold aliases and its other labels' (as ``candidate_aliases``)."""
+    if fields["answer_type"] != "choice":
+        return {}
+    others = {
+        c: list(LABEL_ALIASES[c])
+        for c in fields["candidates"]
+        if c != fields["answer"] and c in LABEL_ALIASES
+    }
+    return {
+        "aliases": LABEL_ALIASES.get(fields["answer"], ()),
+        "metadata": {CANDIDATE_ALIASES_KEY: others} if others else {},
+    }
 
 
 def with_label_set(question: str, fields: dict[str, Any]) -> str:
@@ -97,6 +130,7 @@ def _question(
         }
     else:
         fields = {"answer": answer.lower(), "answer_type": "choice", "candidates": ATTITUDES}
+    said_otherwise = label_aliases(fields)
     return {
         "id": f"opentom-{file.removesuffix('.json')}-{story_id}-{k}",
         "story": story,
@@ -105,7 +139,14 @@ def _question(
         "question_type": genre if genre != "coarse" else "coarse_location",
         "source": "opentom",
         **fields,
-        "metadata": {"story_id": story_id, "genre": genre, "file": file, "type": q.get("type")},
+        "aliases": said_otherwise.get("aliases", ()),
+        "metadata": {
+            "story_id": story_id,
+            "genre": genre,
+            "file": file,
+            "type": q.get("type"),
+            **said_otherwise.get("metadata", {}),
+        },
     }
 
 

@@ -12,6 +12,7 @@ from tomgym.envs.opentom import load_opentom, opentom_items
 
 from tomgym.items import ItemError
 from tomgym.registry import get_spec
+from tomgym.rewards import score_response
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +132,29 @@ def test_fine_location_candidates_read_as_distinct_places_and_pass_the_checks(it
     quoted = next(it for it in fine if it.answer.startswith('"'))
     for trick, response in adversarial_responses(quoted).items():
         assert not score_response(response, quoted).correct, trick
+
+
+def test_closed_labels_said_another_way_are_credited_for_their_label_only(items):
+    """Red team C: "It stays the same" and "neither more nor less full" for "equally full",
+    "fuller" for "more full", "neither positive nor negative" for "neutral" were refused on
+    every such item (0/162), though the question lists the labels and a person would accept
+    them; each is wrong on the items of the other labels."""
+    said = {
+        "equally full": ["It stays the same.", "No change", "neither more nor less full"],
+        "more full": ["It is fuller now."],
+        "less full": ["It is emptier now."],
+        "equally accessible": ["It stays the same.", "neither more nor less accessible"],
+        "more accessible": ["It is easier to reach now."],
+        "less accessible": ["It is harder to reach now."],
+        "neutral": ["neither positive nor negative"],
+    }
+    paid: Counter[str] = Counter()
+    for it in items:
+        for label, answers in said.items():
+            if label not in it.candidates:
+                continue
+            for answer in answers:
+                correct = score_response(f"<answer>{answer}</answer>", it).correct
+                assert correct == (it.answer == label), (it.id, it.answer, answer)
+                paid[label] += correct
+    assert set(paid) == set(said), paid
