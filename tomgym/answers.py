@@ -59,9 +59,13 @@ EXCLUDING_PAIRS = frozenset(
 """Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar",
 "the box instead of the jar", "far from positive")."""
 REFUTING_WORDS = frozenset({"wrong", "incorrect"})
+REFUTING_AT_CLAUSE_END = frozenset({"false"})
+"""Words that refute the mention before them only as the last word of its clause ("the box is
+false", "box: false"), not as a description ("the box (false belief)")."""
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
-REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right"})
-"""Words a negation after a mention denies it with ("the jar is not the answer")."""
+REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right", "it"})
+"""Words a negation after a mention denies it with ("the jar is not the answer", "the jar is
+not it")."""
 LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
 """After a negation, words that make it deny a departure, not the place ("never left the jar");
 so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
@@ -110,7 +114,13 @@ apostrophe, which ``n't`` needs."""
 OPEN_QUESTION_WORDS = frozenset({"whether", "if"})
 """Words that, at most NEGATION_REACH words before a mention in its clause, ask about it
 rather than affirm it: "no idea whether she knows about it" offers both answers."""
-_NEGATION_CUES = NEGATIONS | REFUTING_WORDS | {second for _, second in EXCLUDING_PAIRS} | {"t"}
+_NEGATION_CUES = (
+    NEGATIONS
+    | REFUTING_WORDS
+    | REFUTING_AT_CLAUSE_END
+    | {second for _, second in EXCLUDING_PAIRS}
+    | {"t"}
+)
 _CLAUSE_BREAKS = re.compile(r"[,;:.!?()\[\]\n]+")
 _CLAUSE_BREAKS_AFTER = re.compile(r"[,;.!?)\]\n]+")
 """Where a mention's clause ends for the words that refute it: a colon or an opening bracket
@@ -554,9 +564,17 @@ def _denied(
     while last < limit and clause_after[last] == clause:
         last += 1
     if any(
-        tokens[j] in REFUTING_WORDS and not (j > end and _is_negation(tokens, j - 1))
+        (
+            tokens[j] in REFUTING_WORDS
+            or (
+                tokens[j] in REFUTING_AT_CLAUSE_END
+                and j + 1 == last
+                and (last == len(tokens) or clause_after[last] != clause)
+            )
+        )
+        and not (j > end and _is_negation(tokens, j - 1))
         for j in range(end, last)
-    ):  # "the jar is wrong", not "the jar, not wrong"
+    ):  # "the jar is wrong", "the jar is false", not "the jar, not wrong"
         return True
     return any(
         _is_negation(tokens, j) and j + 1 < last and tokens[j + 1] in REFUTED_AFTER_NEGATION

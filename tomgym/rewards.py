@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -149,8 +150,15 @@ def judged_places(item: ToMItem) -> frozenset[str]:
     return places_of(item) - repeatable
 
 
+_STRUCK_THROUGH = re.compile(r"~~.*?~~", re.DOTALL)
+"""Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer."""
+
+
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
-    """Judge an extracted answer against an item, by the item's answer type."""
+    """Judge an extracted answer against an item, by the item's answer type (what it strikes
+    through left out)."""
+    if "~~" in answer:
+        answer = _STRUCK_THROUGH.sub(" ", answer)
     if item.answer_type == "names":
         assert isinstance(item.answer, list)
         j = judge_names(answer, item.answer)

@@ -1171,3 +1171,35 @@ def test_a_hedge_word_after_the_gold_alone_offers_nothing_else(answer: str) -> N
 def test_a_hedged_fullness_label_names_both(answer: str) -> None:
     """Red team C, OpenToM multihop: "less full (maybe more)" paid for "less full"."""
     assert judge_choice(answer, "less full", FULLNESS).verdict == "several_candidates"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["the box is false", "box: false", "The box is false, she thinks", "the box is not it",
+     "~~box~~", "~~box~~ no idea"],
+)  # fmt: skip
+def test_a_gold_refuted_after_it_or_struck_through_is_not_paid(answer: str) -> None:
+    """Red team C: "the box is false", "the box is not it" and the markdown strikethrough
+    "~~box~~" paid on every item of ToMi, Hi-ToM and OpenToM (300/300, 400/400)."""
+    item = ToMItem(id="c", story="s", question="q", answer="box",
+                   candidates=("box", "basket", "chest"))
+    assert not score_response(fmt(answer), item).correct, answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["~~basket~~ box", "~~the basket~~ the box", "box (false belief)",
+     "box, because of her false belief", "she has a false belief: box", "It is the box."],
+)  # fmt: skip
+def test_a_struck_through_rival_or_a_false_belief_keeps_the_gold(answer: str) -> None:
+    """What a response strikes through it does not answer; "false" refutes only as the last
+    word of the gold's clause, not as a description ("false belief")."""
+    item = ToMItem(id="c", story="s", question="q", answer="box",
+                   candidates=("box", "basket", "chest"))
+    assert score_response(fmt(answer), item).correct, answer
+
+
+def test_a_struck_through_yes_no_word_is_not_the_leading_word() -> None:
+    yes_no = ToMItem(id="y", story="s", question="q", answer="yes", answer_type="yes_no")
+    assert score_response(fmt("~~No~~ Yes"), yes_no).correct
+    assert not score_response(fmt("~~Yes~~ No"), yes_no).correct

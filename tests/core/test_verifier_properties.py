@@ -77,7 +77,7 @@ def oracle_block(response: str) -> str | None:
     block = response[start:end] if start <= end else None
     if block is None or "<think>" in block or "</think>" in block or not block.strip():
         return None
-    return block
+    return re.sub(r"~~.*?~~", " ", block, flags=re.DOTALL)  # struck through: not answered
 
 
 def _spans(tokens: Sequence[str], phrase: Sequence[str]) -> list[tuple[int, int]]:
