@@ -10,7 +10,7 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -114,6 +114,8 @@ apostrophe, which ``n't`` needs."""
 OPEN_QUESTION_WORDS = frozenset({"whether", "if"})
 """Words that, at most NEGATION_REACH words before a mention in its clause, ask about it
 rather than affirm it: "no idea whether she knows about it" offers both answers."""
+REFUTATION_CUES = REFUTING_WORDS | REFUTING_AT_CLAUSE_END | NEGATIONS
+"""Words without which no mention is refuted after it (see :func:`_refuted_after`)."""
 _NEGATION_CUES = (
     NEGATIONS
     | REFUTING_WORDS
@@ -511,9 +513,12 @@ def negates(
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     # The same words (every break is a non-word character), in the clauses refutations read.
     _, clause_after = clause_words(answer, _CLAUSE_BREAKS_AFTER)
+    spans = own_spans(tokens, phrases, rivals)
+    # a refutation after another candidate's mention is that one's ("the jar (the box is wrong)")
+    rival_starts = {s for s, _ in own_spans(tokens, rivals, phrases)} if spans and rivals else set()
     return any(
-        _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses)
-        for s, e in own_spans(tokens, phrases, rivals)
+        _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses, rival_starts)
+        for s, e in spans
     )
 
 
@@ -541,9 +546,11 @@ def _denied(
     start: int,
     end: int,
     own_break: bool,
+    rival_starts: Collection[int] = (),
 ) -> bool:
     """Whether the mention tokens[start:end] is negated before it or refuted after it, within
-    the clause it starts (before, ``clause_of``) or ends (after, ``clause_after``) in;
+    the clause it starts (before, ``clause_of``) or ends (after, ``clause_after``) in, and
+    before the next mention of another candidate (``rival_starts``: where they start);
     ``own_break``: a clause that ends with the mention continues into the next one (the break
     was the gold's own)."""
     # "it never left the jar", "it has not moved from the jar": the negation is of leaving
@@ -556,12 +563,26 @@ def _denied(
     # "none other than the jar", "it cannot be anywhere but the jar": a negated exclusion
     if pairs and not _negates_exclusion(tokens, clause_of, pairs[0]):
         return True
+    return _refuted_after(tokens, clause_after, end, own_break, rival_starts)
+
+
+def _refuted_after(
+    tokens: Sequence[str],
+    clause_after: Sequence[int],
+    end: int,
+    own_break: bool = False,
+    rival_starts: Collection[int] = (),
+) -> bool:
+    """Whether words after a mention ending at ``end`` refute it ("the jar is wrong", "the jar
+    (wrong)", "the jar is false", "the jar is not the answer"), at most NEGATION_REACH + 1
+    words on, in the clause it ends in and before the next mention of another candidate
+    (``rival_starts``); ``own_break`` as for :func:`_denied`."""
     last = end
     limit = min(len(tokens), end + NEGATION_REACH + 1)
     clause = clause_after[end - 1]
     if own_break and end < len(tokens) and clause_after[end] != clause:
         clause = clause_after[end]
-    while last < limit and clause_after[last] == clause:
+    while last < limit and clause_after[last] == clause and last not in rival_starts:
         last += 1
     if any(
         (
@@ -752,6 +773,11 @@ def elided_candidate(
             start += 1
         return start, cued
 
+    def refuted(at: int) -> bool:  # the words from ``at`` refute the elided mention
+        return not REFUTATION_CUES.isdisjoint(tokens[at:]) and _refuted_after(
+            tokens, clauses()[0], at
+        )
+
     def set_apart(at: int) -> bool:  # a mark between ``at`` and the word before it
         return clauses()[1][at] != clauses()[1][at - 1]
 
@@ -795,6 +821,7 @@ def elided_candidate(
                         if start > e
                         else set_apart(e) and offered_tail(end)
                     )
+                    and not refuted(end)
                 ):
                     return key
                 # "green basket or cabinet", "green basket/cabinet", "green basket, or maybe
@@ -807,6 +834,7 @@ def elided_candidate(
                     and (start > e or set_apart(e) or len(rest) == 1 == e - s - first)
                     and (ends_clause(end) or offered_tail(end))
                     and affirmed(start)
+                    and not refuted(end)
                 ):
                     return key
     return None
@@ -1006,7 +1034,13 @@ def only_affirmed(
         spans = {key: _phrase_spans(tokens, found[key]) for key in named}
     spans = {key: _outermost(found) for key, found in spans.items()}  # "briefcase" in "leather
     # briefcase" is no mention of its own: excluding the whole excludes it
-    status = _exclusions(tokens, clause_of, [span for key in named for span in spans[key]])
+    every = [span for key in named for span in spans[key]]
+    status = _exclusions(tokens, clause_of, every)
+    if not REFUTATION_CUES.isdisjoint(present):  # "the basket (the box is wrong)"
+        _, clause_after = clause_words(answer, _CLAUSE_BREAKS_AFTER)
+        starts = {s for s, _ in every}
+        for s, e in every:
+            status[s] = status[s] or _refuted_after(tokens, clause_after, e, False, starts - {s})
     kept = {key for key in named if not (spans[key] and all(status[s] for s, _ in spans[key]))}
     return kept or named
 

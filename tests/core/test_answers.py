@@ -1203,3 +1203,24 @@ def test_a_struck_through_yes_no_word_is_not_the_leading_word() -> None:
     yes_no = ToMItem(id="y", story="s", question="q", answer="yes", answer_type="yes_no")
     assert score_response(fmt("~~No~~ Yes"), yes_no).correct
     assert not score_response(fmt("~~Yes~~ No"), yes_no).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("green basket (blue box is wrong)", "correct"),
+     ("the green basket; the blue basket is wrong", "correct"),
+     ("the blue box is not the answer; green basket", "correct"),
+     ("blue box (wrong) green basket", "correct"),
+     ("the green basket is wrong, the blue box", "wrong"),
+     ("the green basket is not it, the blue box is", "wrong"),
+     ("green basket or blue box", "several_candidates")],
+)  # fmt: skip
+def test_a_candidate_refuted_after_it_is_excluded_and_its_refutation_is_its_own(
+    answer: str, verdict: str
+) -> None:
+    """Red team C: "the green basket (the box is wrong)" was judged to deny the gold, the
+    "wrong" after the box read as the gold's; a rival refuted after it ("blue box is wrong")
+    still counted as a second answer."""
+    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=HITOM_CONTAINERS)
+    assert score_response(fmt(answer), item).verdict == verdict
