@@ -163,12 +163,24 @@ def all_negated(block: str, phrase: str, listed: Sequence[str] = ()) -> bool:
         for other in listed:
             for s, e in _spans(tokens, oracle_words(other)) if oracle_words(other) else []:
                 ends.setdefault(e, []).append(s)
+        starts = {s for found_at in ends.values() for s in found_at}
         found += [
-            _listed_excluded(tokens, s, ends)
+            _listed_excluded(tokens, s, ends) or _refuted_after(tokens, e, starts)
             for s, e in _spans(tokens, oracle_words(phrase))
             if not _inside_longer(tokens, (s, e), listed)
         ]
     return all(found)
+
+
+def _refuted_after(tokens: Sequence[str], end: int, starts: set[int]) -> bool:
+    """A refuting word ("wrong") at most four words after the mention, before the next listed
+    mention and not negated itself ("the box is wrong"; not "the box, not wrong")."""
+    for j in range(end, min(len(tokens), end + 4)):
+        if j in starts:
+            return False
+        if tokens[j] in REFUTING_WORDS and not (j > end and _negation_at(tokens, j - 1)):
+            return True
+    return False
 
 
 def _listed_excluded(tokens: Sequence[str], start: int, ends: dict[int, list[int]]) -> bool:
