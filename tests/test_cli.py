@@ -343,3 +343,13 @@ def test_show_takes_a_split_and_says_which_it_shows(capsys: pytest.CaptureFixtur
     assert "split: test" in captured.out and "note" not in captured.err
     assert main(["show", "ToM-HiToM-O1-v0", "--index", "0", "--seed", "3"]) == 0
     assert "--index names one" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_write_error_that_names_no_file_is_told_with_the_out_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """UX red team: `export --out /dev/full` said only "[Errno 28] No space left on device"."""
+    assert main(["export", "--env", "ToM-ToMi-v0", "--n", "2", "--out", "/dev/full"]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "--out /dev/full" in err

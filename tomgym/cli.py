@@ -413,8 +413,17 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
     except _user_errors() as exc:
         if debug:
             raise
-        print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_message(exc)}{_unnamed_file(exc, args)}", file=sys.stderr)
         return 2
+
+
+def _unnamed_file(exc: BaseException, args: argparse.Namespace) -> str:
+    """For an operating-system error that names no file ("No space left on device"), the
+    command's --out, which it was most likely writing."""
+    out = getattr(args, "out", None)
+    if not isinstance(exc, OSError) or exc.filename or not out or str(out) in str(exc):
+        return ""
+    return f" (writing --out {out})"
 
 
 if __name__ == "__main__":

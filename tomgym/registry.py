@@ -431,10 +431,28 @@ def get_spec(env_id: str) -> ToMEnvSpec:
         raise UnknownEnvError(unknown_id_message(env_id)) from None
 
 
+BUILT_IN_PREFIX = "ToM-"
+"""The prefix of tomgym's own env IDs."""
+
+
 def unknown_id_message(env_id: str) -> str:
-    near = difflib.get_close_matches(env_id, list(_SPECS), n=5, cutoff=0.5)
+    """The unregistered ID, the nearest registered IDs of its kind (tomgym's own for a
+    ``ToM-`` ID, users' for another: "MyFile-v0" is not a typo of "ToM-ToMi-v0"), and, for a
+    user's ID, where a registration made in a script is known."""
+    own = env_id.startswith(BUILT_IN_PREFIX)
+    kind = [i for i in _SPECS if i.startswith(BUILT_IN_PREFIX) == own]
+    near = difflib.get_close_matches(env_id, kind, n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(near)}?" if near else ""
-    return f"No ToM env is registered as {env_id!r}.{hint} (`tomgym list` shows them all.)"
+    where = (
+        ""
+        if own
+        else " An env registered in a script (register_tom_env, register_from_file) is known "
+        "in that process only: for tomgym's commands and other processes to know it, register "
+        "it from a plugin (the `tomgym.envs` entry-point group; see the README)."
+    )
+    return (
+        f"No ToM env is registered as {env_id!r}.{hint}{where} (`tomgym list` shows them all.)"
+    )
 
 
 def registered_source(env_id: str) -> ItemSource:

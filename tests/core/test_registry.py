@@ -74,6 +74,23 @@ def test_unknown_id_suggests_nearest() -> None:
         get_spec("ToM-HiToM-04-v0")
 
 
+def test_a_users_unknown_id_is_not_offered_a_built_in_env_and_is_told_where_scripts_count(
+    custom_id: str,
+) -> None:
+    """UX red team: a leaderboard over "MyFile-v0", registered in another process, answered
+    "Did you mean: ToM-ToMi-v0?"."""
+    with pytest.raises(UnknownEnvError) as unknown:
+        get_spec("MyFile-v0")
+    assert "ToM-" not in str(unknown.value) and "plugin" in str(unknown.value)
+    tomgym.register_tom_env(custom_id, items=ITEMS)
+    typo = custom_id[:-3] + "x" + custom_id[-3:]
+    with pytest.raises(UnknownEnvError, match=f"Did you mean: {custom_id}"):
+        get_spec(typo)
+    with pytest.raises(UnknownEnvError) as built_in:
+        get_spec("ToM-ToMi-v9")
+    assert "plugin" not in str(built_in.value) and "ToM-ToMi-v0" in str(built_in.value)
+
+
 def test_held_out_spec_names_its_training_envs() -> None:
     spec = get_spec("ToM-HiToM-O4-v0")
     assert spec.held_out and "ToM-HiToM-v0" in spec.held_out_from
