@@ -59,10 +59,10 @@ EXCLUDING_PAIRS = frozenset(
 """Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar",
 "the box instead of the jar", "far from positive")."""
 REFUTING_WORDS = frozenset({"wrong", "incorrect"})
+"""Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTING_AT_CLAUSE_END = frozenset({"false"})
 """Words that refute the mention before them only as the last word of its clause ("the box is
 false", "box: false"), not as a description ("the box (false belief)")."""
-"""Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right", "it"})
 """Words a negation after a mention denies it with ("the jar is not the answer", "the jar is
 not it")."""
@@ -1381,8 +1381,8 @@ def expand_option_labels(answer: str, labels: Mapping[str, str]) -> str:
     """The answer with each option label it uses replaced by that option's text, for questions
     that show their candidates as "(a) ... (b) ...": "(b)", "b)", "option b" or a lone "b"
     then names the option, and "(a) or (b)", "(a/b)", "A) B)", "b or (a)" name both. A letter
-    standing alone is read as a label once the answer uses one unmistakably, unless it is an article
-    ("a dog": a word follows). Nothing inside an option's own text as the answer quotes it
+    standing alone is read as a label once the answer uses one unmistakably, unless it is an
+    article ("a dog": a word follows). Nothing inside an option's own text as the answer quotes it
     ("... plan B.") is read as a label, and the answer is read once, in linear time."""
     by_label = {str(k).strip().lower(): text for k, text in labels.items() if str(k).strip()}
     if not by_label:
