@@ -514,12 +514,39 @@ def negates(
     # The same words (every break is a non-word character), in the clauses refutations read.
     _, clause_after = clause_words(answer, _CLAUSE_BREAKS_AFTER)
     spans = own_spans(tokens, phrases, rivals)
-    # a refutation after another candidate's mention is that one's ("the jar (the box is wrong)")
-    rival_starts = {s for s, _ in own_spans(tokens, rivals, phrases)} if spans and rivals else set()
+    # a refutation after another candidate's mention is that one's ("the jar (the box is wrong)"),
+    # written out or elided ("the green basket (the blue one is wrong)")
+    rival_starts = (
+        {s for s, _ in own_spans(tokens, rivals, phrases)}
+        | _elided_rival_starts(tokens, phrases, rivals)
+        if spans and rivals
+        else set()
+    )
     return any(
         _denied(tokens, clause_of, clause_after, s, e, golds_end_clauses, rival_starts)
         for s, e in spans
     )
+
+
+def _elided_rival_starts(
+    tokens: Sequence[str], golds: Sequence[tuple[str, ...]], rivals: Sequence[tuple[str, ...]]
+) -> set[int]:
+    """Where another candidate is named by its own words and "one(s)" standing for the rest:
+    the words it shares with a gold ("the blue one" beside "green basket" for the blue basket)
+    or, sharing none, its last word ("the blue one" for the blue box)."""
+    starts: set[int] = set()
+    if "one" not in tokens and "ones" not in tokens:
+        return starts
+    for gold in golds:
+        for rival in rivals:
+            own = _elided_parts(gold, rival)[0] if gold and rival else ()
+            if not own and len(rival) > 1 and rival[-1:] != gold[-1:] and rival[:-1] != gold[:-1]:
+                own = rival[:-1]
+            size = len(own)
+            for j in range(len(tokens) - size) if own else ():
+                if tokens[j + size] in ("one", "ones") and tuple(tokens[j : j + size]) == own:
+                    starts.add(j)
+    return starts
 
 
 def clause_words(text: str, breaks: re.Pattern[str]) -> tuple[list[str], list[int]]:

@@ -1213,14 +1213,28 @@ def test_a_struck_through_yes_no_word_is_not_the_leading_word() -> None:
      ("blue box (wrong) green basket", "correct"),
      ("the green basket is wrong, the blue box", "wrong"),
      ("the green basket is not it, the blue box is", "wrong"),
-     ("green basket or blue box", "several_candidates")],
+     ("green basket or blue box", "several_candidates"),
+     ("the green basket (the blue one is wrong)", "correct"),
+     ("green basket; the red one is wrong", "correct"),
+     ("the green basket is wrong, the blue one", "wrong"),
+     ("the green basket or the blue one", "several_candidates")],
 )  # fmt: skip
 def test_a_candidate_refuted_after_it_is_excluded_and_its_refutation_is_its_own(
     answer: str, verdict: str
 ) -> None:
     """Red team C: "the green basket (the box is wrong)" was judged to deny the gold, the
     "wrong" after the box read as the gold's; a rival refuted after it ("blue box is wrong")
-    still counted as a second answer."""
+    still counted as a second answer. Last session's leftover: named by its own word and "one"
+    ("the blue one is wrong"), the rival's refutation was still read as the gold's."""
     item = ToMItem(id="c", story="s", question="q", answer="green_basket",
                    candidates=HITOM_CONTAINERS)
     assert score_response(fmt(answer), item).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "answer", ["green basket (the blue one is wrong)", "green basket. Blue one: wrong"]
+)
+def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) -> None:
+    """Candidates sharing no word with the gold: "the blue one" is the blue box (its words but
+    the last), so "wrong" after it is not the gold's."""
+    assert judge_choice(answer, "green_basket", ("green_basket", "blue_box", "red_drawer")).correct
