@@ -153,10 +153,36 @@ def judged_places(item: ToMItem) -> frozenset[str]:
 _STRUCK_THROUGH = re.compile(r"~~.*?~~", re.DOTALL)
 """Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer."""
 
+CROSS_MARKS = "\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab"
+"""❌ ❎ ✕ ✖ ✗ ✘ 🚫: a mark that says "not this one"."""
+CHECK_MARKS = "\u2705\u2713\u2714\u2611"
+"""✅ ✓ ✔ ☑: a mark that says "this one"."""
+_MARKS = re.compile(f"[{CROSS_MARKS}{CHECK_MARKS}]")
+_LINE_LEAD = re.compile(r"[ \t*\-\u2022>]*(?:\d+[.)][ \t]*)?")
+"""What may come before a line's first mark: indentation, a bullet, a quote mark, a number."""
+
+
+def read_marks(answer: str) -> str:
+    """The answer with its check and cross marks written as words, each line read as it is laid
+    out: marks that open the line mark what follows them ("❌ box" as "not box"), other marks
+    what comes before ("box ❌" as "box wrong"); a check mark only ends a clause. So
+    "box ❌ basket ✅" answers the basket, where the bare words named two candidates, and "box
+    ❌" alone is no answer of the box."""
+    if not _MARKS.search(answer):
+        return answer
+    return "\n".join(map(_read_line_marks, answer.split("\n")))
+
+
+def _read_line_marks(line: str) -> str:
+    lead = _LINE_LEAD.match(line)
+    cross = " ; not " if _MARKS.match(line, lead.end() if lead else 0) else " wrong ; "
+    return _MARKS.sub(lambda mark: cross if mark[0] in CROSS_MARKS else " ; ", line)
+
 
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type (what it strikes
-    through left out)."""
+    through left out; a choice or text answer's check and cross marks read, see
+    :func:`read_marks`)."""
     if "~~" in answer:
         answer = _STRUCK_THROUGH.sub(" ", answer)
     if item.answer_type == "names":
@@ -167,6 +193,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         if item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
             return j.correct, j.verdict, j.detail
+        answer = read_marks(answer)
         if answer.strip() == item.answer:
             # the gold as written (most answers of a trained policy): what every reading
             # below gives it, without building the other candidates' names

@@ -1238,3 +1238,32 @@ def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) ->
     """Candidates sharing no word with the gold: "the blue one" is the blue box (its words but
     the last), so "wrong" after it is not the gold's."""
     assert judge_choice(answer, "green_basket", ("green_basket", "blue_box", "red_drawer")).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("green basket ✅ blue box ❌", "correct"),
+     ("blue box ❌, green basket ✅", "correct"),
+     ("- ❌ blue box\n- ✅ green basket", "correct"),
+     ("1. blue box ✗\n2. green basket ✓", "correct"),
+     ("🚫 blue box, green basket", "correct"),
+     ("green basket ✔️", "correct"),
+     ("green basket ❌", "wrong"),
+     ("❌ green basket", "wrong"),
+     ("✅ blue box\n❌ green basket", "wrong"),
+     ("green basket ✅ blue box ✅", "several_candidates")],
+)  # fmt: skip
+def test_check_and_cross_marks_say_which_candidate_is_meant(answer: str, verdict: str) -> None:
+    """A checklist answer: the bare words of "green basket ✅ blue box ❌" named two candidates
+    (several_candidates), and "green basket ❌" alone paid for the green basket. A cross marks
+    what follows it on a line that opens with a mark, else what comes before it."""
+    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=("green_basket", "blue_box", "red_drawer"))
+    assert score_response(fmt(answer), item).verdict == verdict
+
+
+def test_marks_in_a_free_text_answer_are_read_too() -> None:
+    item = ToMItem(id="t", story="Ann walked to the kitchen.", question="Where is Ann?",
+                   answer="kitchen", answer_type="text", candidates=("kitchen", "garden"))
+    assert score_response(fmt("garden ❌ kitchen ✅"), item).correct
+    assert not score_response(fmt("kitchen ❌"), item).correct

@@ -17,6 +17,7 @@ from tomgym.answers import (
     ANNOTATION_WORDS,
     HEDGE_WORDS,
     LOCATION_NOTES,
+    REFUTED_AFTER_NEGATION,
     REFUTING_WORDS,
     VIEW_NOUNS,
     VIEW_VERBS,
@@ -34,6 +35,7 @@ TAG_SOUP = (
 FILLER = (
     " ", "\n", ", ", " and ", " or ", " not ", " the ", "yes", "no", "know", "nobody", "yesterday",
     "maybe", "I think", "it is in", "x", "_", "-", ".", "?", "\u200d", "\u00ad",
+    " \u274c", "\u2705 ", "\n- \u274c ", "\n\u2713 ", "\u2717",
 )  # fmt: skip
 # Latin letters and a look-alike (Cyrillic or Greek) that NFKC leaves alone.
 CONFUSABLES = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
@@ -174,11 +176,20 @@ def all_negated(block: str, phrase: str, listed: Sequence[str] = ()) -> bool:
 
 def _refuted_after(tokens: Sequence[str], end: int, starts: set[int]) -> bool:
     """A refuting word ("wrong") at most four words after the mention, before the next listed
-    mention and not negated itself ("the box is wrong"; not "the box, not wrong")."""
-    for j in range(end, min(len(tokens), end + 4)):
+    mention and not negated itself ("the box is wrong"; not "the box, not wrong"), or a
+    negation before "it", "the answer" ("the box is not it", "the box? I think not it")."""
+    limit = min(len(tokens), end + 4)
+    for j in range(end, limit):
         if j in starts:
             return False
         if tokens[j] in REFUTING_WORDS and not (j > end and _negation_at(tokens, j - 1)):
+            return True
+        if (
+            _negation_at(tokens, j)
+            and j + 1 < limit
+            and j + 1 not in starts
+            and tokens[j + 1] in REFUTED_AFTER_NEGATION
+        ):
             return True
     return False
 
@@ -364,6 +375,7 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
             re.IGNORECASE,
         )
         return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
+    block = marks_as_words(block)
     heads = oracle_heads(item.candidates)
     golds = [item.answer, *item.aliases, *heads.get(item.answer, [])]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
@@ -378,6 +390,30 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
             and not listed_alternative(block, golds, item.candidates)
         )
     return names_gold_only(block, golds, others)
+
+
+CROSSES = set("\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab")
+CHECKS = set("\u2705\u2713\u2714\u2611")
+
+
+def marks_as_words(block: str) -> str:
+    """A cross mark says "not" to what follows it on a line that opens with a mark (after a
+    bullet or number), else "wrong" to what precedes it; a check mark only ends a clause."""
+    lines = []
+    for line in block.split("\n"):
+        lead = re.match(r"[ \t*\-\u2022>]*(?:\d+[.)][ \t]*)?", line)
+        leads = line[lead.end() if lead else 0 :][:1] in CROSSES | CHECKS
+        lines.append(
+            "".join(
+                (" ; not " if leads else " wrong ; ")
+                if ch in CROSSES
+                else " ; "
+                if ch in CHECKS
+                else ch
+                for ch in line
+            )
+        )
+    return "\n".join(lines)
 
 
 def is_hedge(response: str, item: ToMItem) -> bool:
