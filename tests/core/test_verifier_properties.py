@@ -23,7 +23,7 @@ from tomgym.answers import (
     VIEW_VERBS,
 )
 from tomgym.items import ToMItem
-from tomgym.rewards import gold_response, score_response
+from tomgym.rewards import CHECK_MARKS, CROSS_MARKS, gold_response, score_response
 
 ARTICLES = {"a", "an", "the"}
 SEPARATORS = ",;\n&"
@@ -392,8 +392,8 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
     return names_gold_only(block, golds, others)
 
 
-CROSSES = set("\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab")
-CHECKS = set("\u2705\u2713\u2714\u2611")
+CROSSES = set(CROSS_MARKS)  # which characters are marks is the judge's list; how they read
+CHECKS = set(CHECK_MARKS)  # is stated here
 
 
 def marks_as_words(block: str) -> str:
