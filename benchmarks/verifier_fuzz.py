@@ -30,11 +30,11 @@ from test_verifier_properties import (  # noqa: E402
     CONTAINERS,
     NAMES,
     PLACES,
+    denials_as_words,
     fragment_pool,
     gold_spellings,
     is_hedge,
     listed_alternative,
-    marks_as_words,
     negated_gold,
     oracle_allows,
     oracle_block,
@@ -132,7 +132,7 @@ def negated(response: str, item: ToMItem) -> bool:
     if block is None or item.answer_type not in ("choice", "text"):
         return False
     assert isinstance(item.answer, str)
-    block = marks_as_words(block)  # "kitchen ❌ garden" as the oracle reads it
+    block = denials_as_words(block)  # "kitchen ❌ garden", "kitchen? No." as the oracle reads them
     golds = [item.answer, *item.aliases]
     # a gold's words inside another candidate are that candidate's ("box, not the red box")
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
@@ -145,7 +145,7 @@ def free_text_list(response: str, item: ToMItem) -> bool:
     if block is None or item.answer_type != "text" or len(set(item.candidates) - {item.answer}):
         return False
     assert isinstance(item.answer, str)
-    return listed_alternative(marks_as_words(block), [item.answer, *item.aliases])
+    return listed_alternative(denials_as_words(block), [item.answer, *item.aliases])
 
 
 def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:

@@ -66,6 +66,10 @@ false", "box: false"), not as a description ("the box (false belief)")."""
 REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right", "it"})
 """Words a negation after a mention denies it with ("the jar is not the answer", "the jar is
 not it")."""
+REFUTED_AT_CLAUSE_END_AFTER_NEGATION = frozenset({"one"})
+"""Words a negation after a mention denies it with as the last word of its clause ("the jar is
+not the one", "the jar - not the one."), not before more ("the jar, not the one it is in now"
+may say where the object is)."""
 LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
 """After a negation, words that make it deny a departure, not the place ("never left the jar");
 so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
@@ -625,7 +629,15 @@ def _refuted_after(
     ):  # "the jar is wrong", "the jar is false", not "the jar, not wrong"
         return True
     return any(
-        _is_negation(tokens, j) and j + 1 < last and tokens[j + 1] in REFUTED_AFTER_NEGATION
+        _is_negation(tokens, j)
+        and j + 1 < last
+        and (
+            tokens[j + 1] in REFUTED_AFTER_NEGATION
+            or (  # "the jar is not the one.": "the one she looks in" may be about another place
+                tokens[j + 1] in REFUTED_AT_CLAUSE_END_AFTER_NEGATION
+                and (j + 2 == len(tokens) or clause_after[j + 2] != clause)
+            )
+        )
         for j in range(end, last)
     )
 
@@ -1385,7 +1397,8 @@ def _label_patterns(
     with it before punctuation. Every form: those, or a label letter standing alone."""
     any_label = "|".join(map(re.escape, labels))
     plain = "|".join(re.escape(label) for label in labels if label.lower() not in ARTICLE_LABELS)
-    end = r"(?=\s*(?:$|[.,;:!?)]))"
+    # after a label: the end, punctuation or an opening bracket ("answer: b (the option's text)")
+    end = r"(?=\s*(?:$|[.,;:!?()]))"
     forms = [
         rf"\(\s*(?P<p>{any_label})\s*\)",
         # "(a/b)", "(b, c)", "(B or C)": the first of letters paired inside parentheses
@@ -1395,7 +1408,7 @@ def _label_patterns(
         *([rf"(?<![\w(])(?P<c>{plain}):(?!\w)"] if plain else []),
         rf"\b(?:option|choice)\s*:?\s*(?P<o>{any_label})\b",
         rf"\banswer\s*(?:is\s*|:\s*)?(?P<n>{any_label}){end}",
-        rf"^\s*(?P<s>{any_label})(?=\s*(?:$|[.,;!?)]))",  # not "A:", which opens answers
+        rf"^\s*(?P<s>{any_label})(?=\s*(?:$|[.,;!?()]))",  # not "A:", which opens answers
     ]
     unmistakable = re.compile("|".join(forms), re.IGNORECASE)
     every = re.compile("|".join([*forms, rf"(?<![\w(])(?P<w>{any_label})(?![\w)])"]), re.I)

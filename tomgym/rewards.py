@@ -179,10 +179,25 @@ def _read_line_marks(line: str) -> str:
     return _MARKS.sub(lambda mark: cross if mark[0] in CROSS_MARKS else " ; ", line)
 
 
+_DENIED_QUESTION = re.compile(
+    r"\?[ \t]*(?:no|nope|nah)(?=[ \t]*(?:$|[.,;:!?\n]))", re.IGNORECASE | re.MULTILINE
+)
+"""A question answered "no" on its own: "Is it the blue box? No." denies the box."""
+
+
+def read_denied_questions(answer: str) -> str:
+    """The answer with each question it answers "no" to written as a refutation: "the blue box?
+    No, the green basket" as "the blue box wrong ; , the green basket", which answers the basket
+    where the bare words named two candidates. "? No doubt" and "? No one" are no answers."""
+    if "?" not in answer:
+        return answer
+    return _DENIED_QUESTION.sub(" wrong ; ", answer)
+
+
 def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type (what it strikes
-    through left out; a choice or text answer's check and cross marks read, see
-    :func:`read_marks`)."""
+    through left out; a choice or text answer's questions answered "no" and its check and cross
+    marks read, see :func:`read_denied_questions` and :func:`read_marks`)."""
     if "~~" in answer:
         answer = _STRUCK_THROUGH.sub(" ", answer)
     if item.answer_type == "names":
@@ -193,7 +208,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         if item.answer_type == "yes_no":
             j = judge_yes_no(answer, item.answer)
             return j.correct, j.verdict, j.detail
-        answer = read_marks(answer)
+        answer = read_marks(read_denied_questions(answer))
         if answer.strip() == item.answer:
             # the gold as written (most answers of a trained policy): what every reading
             # below gives it, without building the other candidates' names

@@ -1267,3 +1267,54 @@ def test_marks_in_a_free_text_answer_are_read_too() -> None:
                    answer="kitchen", answer_type="text", candidates=("kitchen", "garden"))
     assert score_response(fmt("garden ❌ kitchen ✅"), item).correct
     assert not score_response(fmt("kitchen ❌"), item).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("Is it the blue box? No. The green basket.", "correct"),
+     ("the blue box? nope, green basket", "correct"),
+     ("Blue box?No\nGreen basket", "correct"),
+     ("Is it the green basket? No.", "wrong"),
+     ("the blue box? No doubt the green basket", "several_candidates"),
+     ("blue box? No one would look there. Green basket", "several_candidates"),
+     ("blue box? Yes. Green basket", "several_candidates")],
+)  # fmt: skip
+def test_a_question_answered_no_denies_what_it_asks(answer: str, verdict: str) -> None:
+    """Last session's leftover: "Is it the blue box? No. The green basket." named two candidates
+    (several_candidates), and "Is it the green basket? No." paid for the green basket."""
+    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=("green_basket", "blue_box", "red_drawer"))
+    assert score_response(fmt(answer), item).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("the green basket is not the one", "wrong"),
+     ("green basket - not the one.", "wrong"),
+     ("The green basket isn't the one, I think", "wrong"),
+     ("the blue box is not the one; the green basket", "correct"),
+     ("the green basket, not the one it is in now", "correct"),
+     ("the green basket is the one", "correct")],
+)  # fmt: skip
+def test_not_the_one_at_the_end_of_its_clause_denies_the_mention(answer: str, verdict: str) -> None:
+    """Last session's leftover: "the green basket is not the one" paid for the green basket.
+    Only at the end of its clause: "not the one it is in now" may say where the object is."""
+    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=("green_basket", "blue_box", "red_drawer"))
+    assert score_response(fmt(answer), item).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Answer: b (Kai thinks it was Peru.)", "The answer is b (Kai thinks it was Peru.)",
+     "b (Kai thinks it was Peru.)"],
+)  # fmt: skip
+def test_an_option_letter_before_a_bracket_is_read_beside_the_text(answer: str) -> None:
+    """Last session's leftover: "Answer: b (<option a's text>)" paid for option a, the letter
+    before "(" read as no label; letter and text now name both options."""
+    texts = {"a": "Kai thinks it was Peru.", "b": "Kai thinks it was Chile."}
+    item = ToMItem(id="f", story="s", question="q", answer=texts["a"],
+                   candidates=tuple(texts.values()), metadata={"option_labels": texts})
+    assert score_response(fmt(answer), item).verdict == "several_candidates"
+    agreeing = answer.replace("b (", "a (")
+    assert score_response(fmt(agreeing), item).correct, agreeing

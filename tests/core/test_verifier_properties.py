@@ -35,7 +35,7 @@ TAG_SOUP = (
 FILLER = (
     " ", "\n", ", ", " and ", " or ", " not ", " the ", "yes", "no", "know", "nobody", "yesterday",
     "maybe", "I think", "it is in", "x", "_", "-", ".", "?", "\u200d", "\u00ad",
-    " \u274c", "\u2705 ", "\n- \u274c ", "\n\u2713 ", "\u2717",
+    " \u274c", "\u2705 ", "\n- \u274c ", "\n\u2713 ", "\u2717", "? No.", "? no, ",
 )  # fmt: skip
 # Latin letters and a look-alike (Cyrillic or Greek) that NFKC leaves alone.
 CONFUSABLES = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
@@ -375,7 +375,7 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
             re.IGNORECASE,
         )
         return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
-    block = marks_as_words(block)
+    block = denials_as_words(block)
     heads = oracle_heads(item.candidates)
     golds = [item.answer, *item.aliases, *heads.get(item.answer, [])]
     others = [c for c in item.candidates if oracle_words(c) not in map(oracle_words, golds)]
@@ -394,6 +394,19 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
 
 CROSSES = set(CROSS_MARKS)  # which characters are marks is the judge's list; how they read
 CHECKS = set(CHECK_MARKS)  # is stated here
+
+
+def denials_as_words(block: str) -> str:
+    """A question answered by a lone "no" (or "nope", "nah": then only spaces before the end of
+    the line or a punctuation mark) says "wrong" to what it asks; then the marks are read."""
+    return marks_as_words(
+        re.sub(
+            r"\?[ \t]*(?:no|nope|nah)(?=[ \t]*(?:$|[.,;:!?\n]))",
+            " wrong ; ",
+            block,
+            flags=re.IGNORECASE | re.MULTILINE,
+        )
+    )
 
 
 def marks_as_words(block: str) -> str:
