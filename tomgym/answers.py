@@ -103,10 +103,16 @@ ALTERNATIVE_CUES = COORDINATORS | frozenset(
 candidate as a second answer ("the green basket, or maybe the blue one", "green basket (maybe
 blue)", "green basket, if not blue", "green basket, though it could also be the blue one")."""
 ALTERNATIVE_LEAD = ALTERNATIVE_CUES | frozenset(
-    {"could", "might", "may", "also", "be", "it", "s", "even", "just", "well", "as", "not"}
+    {"could", "might", "may", "also", "be", "it", "s", "even", "just", "well", "as", "not",
+     "its", "her", "his", "their"}
 )  # fmt: skip
 """Words a lead to such a second answer may be made of (one of ALTERNATIVE_CUES among them;
-"not" only right after "if": "green basket, not blue" excludes the blue one)."""
+"not" only right after "if": "green basket, not blue" excludes the blue one; "green basket or
+its blue twin")."""
+ALTERNATIVE_NOUN_CUES = ALTERNATIVE_CUES - {"and", "if", "unless", "though"}
+"""Cues after which another candidate's word may stand before one more word that ends the
+clause ("green basket, or its blue twin", "green basket, possibly the blue thing"): "and"
+joins descriptions ("green basket and blue lid"), "though" and "if" asides."""
 ALTERNATIVE_TAIL = frozenset(
     {"also", "possible", "too", "maybe", "perhaps", "possibly", "likely", "though"}
 )
@@ -801,16 +807,28 @@ def elided_candidate(
     def affirmed(at: int) -> bool:  # a mention starting at ``at`` is not excluded
         return not _excluded_at(tokens, clauses()[0], at)
 
-    def after_lead(at: int) -> tuple[int, bool]:
-        """Where the words after ``at``'s lead (ALTERNATIVE_LEAD) start, and whether the lead
-        offers a second answer (one of ALTERNATIVE_CUES in it)."""
-        start, cued = at, False
+    def after_lead(at: int) -> tuple[int, bool, bool]:
+        """Where the words after ``at``'s lead (ALTERNATIVE_LEAD) start, whether the lead
+        offers a second answer (one of ALTERNATIVE_CUES in it) and whether it offers one that
+        a noun may follow (one of ALTERNATIVE_NOUN_CUES)."""
+        start, cued, noun_cued = at, False, False
         while start < n and tokens[start] in ALTERNATIVE_LEAD:
             if tokens[start] == "not" and (start == at or tokens[start - 1] != "if"):
                 break
             cued = cued or tokens[start] in ALTERNATIVE_CUES
+            noun_cued = noun_cued or tokens[start] in ALTERNATIVE_NOUN_CUES
             start += 1
-        return start, cued
+        return start, cued, noun_cued
+
+    def one_more_word(at: int) -> bool:  # a noun-like word at ``at`` that ends the clause
+        return (  # not a compound's ("perhaps blue-lidded")
+            at < n
+            and ends_clause(at + 1)
+            and not set_apart(at)
+            and tokens[at].isalpha()
+            and tokens[at] not in _NOT_ALTERNATIVES
+            and not _is_negation(tokens, at)
+        )
 
     def refuted(at: int) -> bool:  # the words from ``at`` refute the elided mention
         return not REFUTATION_CUES.isdisjoint(tokens[at:]) and _refuted_after(
@@ -844,7 +862,7 @@ def elided_candidate(
                     at = start
                 if e >= n:
                     continue
-                start, cued = after_lead(e)
+                start, cued, noun_cued = after_lead(e)
                 if start > e and not cued:
                     continue
                 # after it, joined or hedged: "green basket or blue", "does know or does not",
@@ -856,9 +874,11 @@ def elided_candidate(
                     and end <= n
                     and tuple(tokens[start:end]) == own
                     and (
-                        ends_clause(end) or tokens[end] in COORDINATORS  # "(either blue or ..."
+                        ends_clause(end)
+                        or tokens[end] in COORDINATORS  # "(either blue or ..."
+                        or (noun_cued and one_more_word(end))  # "or its blue twin"
                         if start > e
-                        else set_apart(e) and offered_tail(end)
+                        else set_apart(e) and (offered_tail(end) or ends_clause(end))
                     )
                     and not refuted(end)
                 ):

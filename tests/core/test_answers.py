@@ -1318,3 +1318,25 @@ def test_an_option_letter_before_a_bracket_is_read_beside_the_text(answer: str) 
     assert score_response(fmt(answer), item).verdict == "several_candidates"
     agreeing = answer.replace("b (", "a (")
     assert score_response(fmt(agreeing), item).correct, agreeing
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("the green basket or its blue twin", "several_candidates"),
+     ("green basket, possibly its blue sibling", "several_candidates"),
+     ("green basket / blue", "several_candidates"),
+     ("green basket; blue", "several_candidates"),
+     ("green basket, perhaps blue-lidded", "correct"),
+     ("the green basket and blue lid", "correct"),
+     ("the green basket, or its blue twin is wrong", "correct")],
+)  # fmt: skip
+def test_a_rival_offered_by_its_own_word_beside_a_noun_or_a_mark_is_a_second_answer(
+    answer: str, verdict: str
+) -> None:
+    """Last sessions' leftover: "the green basket or its blue twin" and "green basket / blue"
+    paid for the green basket while offering the blue one. After "or" (or "maybe", "possibly"),
+    the rival's own word may stand before one more word that ends the clause; set apart by a
+    mark, it may end the clause alone. A compound ("blue-lidded") or "and" describes."""
+    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=("green_basket", "blue_basket", "red_box", "blue_box"))
+    assert score_response(fmt(answer), item).verdict == verdict
