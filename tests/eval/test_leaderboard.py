@@ -437,3 +437,40 @@ def test_a_run_that_recorded_fewer_items_than_planned_says_so_in_the_items_note(
     described = board.mixed_items[env]
     assert described[str(tmp_path / "cut")].startswith("items 0-3, 3 of them recorded (items ")
     assert "recorded" not in described[str(tmp_path / "whole")]
+
+
+def test_ranks_mark_ties_as_the_table_shows_them() -> None:
+    """Competition ranks: rows whose accuracy reads the same (0.1 points) in the same standing
+    share the first one's place, marked "="; an incomplete run's tie is not a complete one's."""
+    from tomgym.eval.leaderboard import assign_ranks
+
+    def ranked(*rows: tuple[str, float | None, bool]) -> list[str | None]:
+        board = [
+            LeaderboardRow(agent=a, directory=a, n_items=4, accuracy=acc, complete=complete)
+            for a, acc, complete in rows
+        ]
+        assign_ranks(board, lambda r: (r.accuracy is None, not r.complete))
+        return [r.rank for r in board]
+
+    assert ranked(("a", 0.9, True), ("b", 0.5, True), ("c", 0.1, True)) == ["1", "2", "3"]
+    assert ranked(("a", 0.9, True), ("b", 0.50001, True), ("c", 0.5, True), ("d", 0.2, True)) == [
+        "1", "2=", "2=", "4"
+    ]  # fmt: skip
+    assert ranked(("a", 0.5, True), ("b", 0.5, False), ("c", None, True)) == ["1", "2", None]
+
+
+def test_two_equal_runs_share_first_place_on_every_table(tmp_path: Path) -> None:
+    from tomgym.eval.html import render_html
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    env = "ToM-HiToM-O1-v0"
+    for name, agent in (("first", "oracle"), ("second", "oracle"), ("third", "random")):
+        evaluate(agent, [env], n=6, out=tmp_path / name, quiet=True)
+    board = collect([tmp_path / "first", tmp_path / "second", tmp_path / "third"])
+    assert [r.rank for r in board.rows] == ["1=", "1=", "3"]
+    lines = to_markdown(board).splitlines()
+    assert lines[0].startswith("| rank | agent |")
+    assert lines[2].startswith("| 1= | oracle [first] (simulator) |"), lines[2]
+    assert lines[4].startswith("| 3 | random |")
+    assert '<td data-value="1">1=</td>' in render_html(board)

@@ -96,7 +96,7 @@ def _agent_cell(row: LeaderboardRow) -> str:
 
 
 def _main_table(board: Leaderboard) -> str:
-    heads = ["agent", "n", "accuracy", "95% CI"]
+    heads = ["rank", "agent", "n", "accuracy", "95% CI"]
     head_html = [f"<th>{h}</th>" for h in heads]
     labels = column_labels(board)
     for env_id in board.envs:
@@ -123,7 +123,9 @@ def _main_table(board: Leaderboard) -> str:
     for row in board.rows:
         cls = "agent-row privileged" if row.privileged else "agent-row"
         ci = "-" if row.ci95 is None else f"{100 * row.ci95[0]:.1f}-{100 * row.ci95[1]:.1f}"
+        place = row.rank.rstrip("=") if row.rank else ""
         cells = [
+            f'<td data-value="{place}">{escape(row.rank or "-")}</td>',
             _agent_cell(row),
             f'<td data-value="{row.n_items}">{escape(items_label(row))}</td>',
             _cell(row.accuracy),

@@ -7,7 +7,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +109,12 @@ class LeaderboardRow(BaseModel):
         default=None,
         description="Macro-F1 over the run's label envs (OpenToM's attitude, fullness...), "
         "weighted by items; None without one. Accuracy flatters a majority-label guess there.",
+    )
+    rank: str | None = Field(
+        default=None,
+        description="The row's place on the board ('1', '2=' for a tie): rows with the same "
+        "accuracy as shown (0.1 points) among rows of the same standing (complete, over every "
+        "column) share the place of the first; None without an accuracy.",
     )
 
 
@@ -347,10 +353,12 @@ def collect(
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
     # So do runs over every column: an accuracy over a few easy envs is not above one over all.
-    rows.sort(
-        key=lambda r: (r.accuracy is None, not r.complete or r.failed > 0,
-                       len(set(r.envs) & set(envs)) < len(envs), -(r.accuracy or 0.0), r.agent)
-    )  # fmt: skip
+    def standing(r: LeaderboardRow) -> tuple[bool, bool, bool]:
+        return (r.accuracy is None, not r.complete or r.failed > 0,
+                len(set(r.envs) & set(envs)) < len(envs))  # fmt: skip
+
+    rows.sort(key=lambda r: (*standing(r), -(r.accuracy or 0.0), r.agent))
+    assign_ranks(rows, standing)
     same_agent = Counter(r.agent for r in rows)
     names = Counter(Path(r.directory).name for r in rows)
     for row in rows:
@@ -385,6 +393,27 @@ def collect(
         shared_stories=shared,
         changed_since=changed_since,
     )
+
+
+def assign_ranks(
+    rows: Sequence[LeaderboardRow], standing: Callable[[LeaderboardRow], Hashable]
+) -> None:
+    """Set each sorted row's ``rank``, competition style ("1", "2=", "2=", "4"): a row ties the
+    one before when both have the same ``standing`` and the same accuracy as the tables show it
+    (0.1 points), so two rows a reader sees as equal never get different places."""
+    keys = [
+        None if r.accuracy is None else (standing(r), round(100 * r.accuracy, 1)) for r in rows
+    ]
+    first = 1
+    for i, (row, key) in enumerate(zip(rows, keys, strict=True)):
+        if key is None:
+            row.rank = None
+            continue
+        after_tie = i > 0 and keys[i - 1] == key
+        if not after_tie:
+            first = i + 1
+        tied = after_tie or (i + 1 < len(keys) and keys[i + 1] == key)
+        row.rank = f"{first}=" if tied else str(first)
 
 
 def _judged_now(
@@ -669,7 +698,7 @@ def _gap(value: float | None) -> str:
 
 def to_markdown(board: Leaderboard) -> str:
     """The leaderboard as a Markdown table (accuracy in %, best first)."""
-    header = ["agent", "n", "acc", "95% CI"]
+    header = ["rank", "agent", "n", "acc", "95% CI"]
     labels = column_labels(board)
     header += [labels[e] for e in board.envs]
     header += ["in-dist", "held-out", "gap", "gap > chance", "format", "untagged acc", "len"]
@@ -681,7 +710,7 @@ def to_markdown(board: Leaderboard) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
-        cells = [agent_label(row), items_label(row), _pct(row.accuracy), ci]
+        cells = [row.rank or "-", agent_label(row), items_label(row), _pct(row.accuracy), ci]
         cells += [_pct(row.envs.get(e)) for e in board.envs]
         cells += [
             _pct(row.in_distribution),
@@ -701,7 +730,9 @@ def to_markdown(board: Leaderboard) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     notes = [
         "",
-        "Accuracy in %; acc = the mean of the run's env columns, each env counting once "
+        "Accuracy in %; rank = place by acc, complete runs over every column first, a tie "
+        "(the same acc as shown, among such rows) marked = (the 95% intervals say which gaps "
+        "are more than noise); acc = the mean of the run's env columns, each env counting once "
         "whatever its item count (summary.json's accuracy pools the items), with a 95% "
         "interval of that mean (the envs as independent samples); gap = in-distribution minus "
         "held-out (points); gap > chance = the same "
