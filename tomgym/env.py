@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import inspect
 import numbers
@@ -12,6 +13,8 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
+from pydantic import BaseModel
 
 from tomgym.items import SPLITS, ToMItem
 from tomgym.prompts import (
@@ -292,6 +295,24 @@ class ToMEnv(gym.Env[str, str]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
     family: ClassVar[str] = "custom"
+    _spec: EnvSpec | None = None
+
+    @property  # type: ignore[override]
+    def spec(self) -> EnvSpec | None:
+        """The spec ``gym.make`` gave the env, with a ``PromptPreset`` or ``RewardSpec`` argument
+        as the dict of its fields: ``spec.to_json()`` then works, and ``gym.make`` of the spec
+        (or of ``EnvSpec.from_json``) makes the same env."""
+        return self._spec
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        if value is not None and any(isinstance(v, BaseModel) for v in value.kwargs.values()):
+            kwargs = {
+                key: v.model_dump(mode="json") if isinstance(v, BaseModel) else v
+                for key, v in value.kwargs.items()
+            }
+            value = dataclasses.replace(value, kwargs=kwargs)
+        self._spec = value
 
     def __init__(
         self,

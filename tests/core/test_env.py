@@ -226,3 +226,22 @@ def test_listed_candidates_longer_than_the_allowance_fit_the_observation_space()
         assert env.observation_space.contains(observation)
     finally:
         tomgym.unregister_tom_env("TestEnv-LongOptions-v0")
+
+
+def test_a_spec_made_with_preset_objects_round_trips_through_json() -> None:
+    """Last sessions' leftover: ``spec.to_json()`` raised TypeError for an env made with a
+    ``PromptPreset`` or ``RewardSpec`` object; the spec now holds the dicts of their fields."""
+    from gymnasium.envs.registration import EnvSpec
+
+    from tomgym import PromptPreset
+    from tomgym.rewards import RewardSpec
+
+    prompt = PromptPreset(name="mine", system="Answer in one word.")
+    reward = RewardSpec(name="mine", format_ok=0.5, correct=2.0)
+    env = gym.make("ToM-HiToM-O1-v0", prompt=prompt, reward=reward)
+    again = gym.make(EnvSpec.from_json(env.spec.to_json()))
+    assert again.unwrapped.prompt_preset == prompt and again.unwrapped.reward_spec == reward
+    assert again.reset(options={"index": 2})[0] == env.reset(options={"index": 2})[0]
+    assert env.spec.kwargs["prompt"] == prompt.model_dump(mode="json")
+    plain = gym.make("ToM-HiToM-O1-v0", prompt="cot")
+    assert plain.spec.kwargs["prompt"] == "cot"
