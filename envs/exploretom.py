@@ -28,12 +28,16 @@ ROWS = 13309
 STORY_COLUMN: dict[str, str] = {"structured": "story_structure", "infilled": "infilled_story"}
 KNOWLEDGE_ANSWERS = ("knows about it", "does not know about it")
 KNOWLEDGE_ALIASES = {
-    "knows about it": ("does know", "knows"),
-    "does not know about it": ("does not know", "knows nothing", "nobody knows", "no one knows"),
-}
+    "knows about it": ("does know", "knows", "has heard", "heard about it"),
+    "does not know about it": (
+        "does not know", "knows nothing", "nobody knows", "no one knows", "has not heard",
+        "not heard about it", "never heard", "never heard about it", "has never heard",
+        "heard nothing", "has heard nothing",
+    ),
+}  # fmt: skip
 """What else names a knowledge answer ("She doesn't know." reads "does not know", "He knows."
-names "knows"; the longest phrase wins, so "she knows nothing about it" and "nobody knows"
-name the second).
+names "knows", "She hasn't heard about it." "has not heard"; the longest phrase wins, so "she
+knows nothing about it", "nobody knows" and "she never heard about it" name the second).
 Kept to the verb the answers use: "is aware" / "unaware" would be named by an answer
 contrasting another person ("she does not know about it, but Liam is aware")."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}

@@ -846,6 +846,13 @@ def elided_candidate(
             end += 1
         return end > at and ends_clause(end)
 
+    gold_spans = list(gold_spans)
+
+    def in_gold(start: int, end: int) -> bool:
+        """The words are part of a gold mention: the "has" of "has never heard" offers no "has
+        heard" beside the "never heard" inside it."""
+        return any(s < end and start < e for s, e in gold_spans)
+
     for s, e in gold_spans:
         gold = tuple(tokens[s:e])
         for key, phrases in others.items():
@@ -857,7 +864,7 @@ def elided_candidate(
                     start = at - (at > 0 and tokens[at - 1] in COORDINATORS) - len(own)
                     if start < 0 or tuple(tokens[start : start + len(own)]) != own:
                         break
-                    if affirmed(start):
+                    if affirmed(start) and not in_gold(start, start + len(own)):
                         return key
                     at = start
                 if e >= n:

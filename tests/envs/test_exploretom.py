@@ -183,6 +183,18 @@ def test_knowledge_answers_take_paraphrases_of_either_side_but_not_both(structur
     assert judge_answer("she knows nothing about it", not_knows)[0]  # the longest phrase wins
     assert judge_answer("He knows.", knows)[:2] == (True, "correct")  # red team (round 3)
     assert judge_answer("He knows.", not_knows)[1] == "wrong"
+    # last sessions' leftover: "hasn't heard about it" named neither side
+    for said in ("She hasn't heard about it.", "She has never heard about it.",
+                 "She never heard about it", "She had not heard about it.",
+                 "She heard nothing about it.", "She has heard nothing."):  # fmt: skip
+        assert judge_answer(said, not_knows)[:2] == (True, "correct"), said
+        assert judge_answer(said, knows)[1] == "wrong", said
+    for said in ("She has heard about it.", "She heard about it."):
+        assert judge_answer(said, knows)[:2] == (True, "correct"), said
+        assert judge_answer(said, not_knows)[1] == "wrong", said
+    assert judge_answer("She heard about it, or she has not heard", knows)[1] == (
+        "several_candidates"
+    )
     for hedge in ("She does know, or she does not know", "does not know or does know"):
         for item in (knows, not_knows):
             assert judge_answer(hedge, item)[1] == "several_candidates"
