@@ -189,10 +189,11 @@ knows"); the bare forms ("think", "know") are HEDGE_WORDS, said of "I", not of a
 LOCATION_NOTES = frozenset(
     {"last", "known", "location", "position", "whereabouts", "first", "original", "initial",
      "presumed", "believed", "expected", "assumed", "supposed", "perceived", "latest",
-     "current", "previous", "second", "third", "higher", "order"}
+     "current", "previous", "second", "third", "higher", "order", "false", "true"}
 )  # fmt: skip
 """Words that describe the answer as a location or a belief ("last known location", "presumed
-location", "second-order belief"), also after a possessive ("Liam's last known location").
+location", "second-order belief", "false belief"; "false" and "true" only before "belief(s)",
+see :func:`annotates`), also after a possessive ("Liam's last known location").
 No word that names a kind of place ("room", "spot"): "her room" is a place."""
 ANNOTATION_WORDS = (
     VIEW_NOUNS
@@ -735,11 +736,17 @@ def annotates(part: Sequence[str], barred: frozenset[str]) -> bool:
         word in _OWNED_PLACES and part[i - 1] in _POSSESSIVES for i, word in enumerate(part) if i
     ):  # "kitchen (her place)" offers her place
         return False
+    if any(
+        word in _BELIEF_TRUTHS and part[i + 1 : i + 2] not in (["belief"], ["beliefs"])
+        for i, word in enumerate(part)
+    ):  # "kitchen (false belief)" notes; "kitchen, false" may deny it
+        return False
     others = [i for i, word in enumerate(part) if word not in _ANNOTATION_OR_HEDGE]
     return not others or (len(others) == 1 and _holds_view(part, others[0]))
 
 
 _ANNOTATION_OR_HEDGE = ANNOTATION_WORDS | _NOT_ALTERNATIVES
+_BELIEF_TRUTHS = frozenset({"false", "true"})
 _POSSESSIVES = frozenset({"her", "his", "their", "our", "your", "my", "its", "s"})
 _OWNED_PLACES = ANSWER_LABELS - {"location"}
 """Labels that, after a possessive, name a place or a thing ("her place", "his container")."""

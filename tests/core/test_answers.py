@@ -1340,3 +1340,19 @@ def test_a_rival_offered_by_its_own_word_beside_a_noun_or_a_mark_is_a_second_ans
     item = ToMItem(id="c", story="s", question="q", answer="green_basket",
                    candidates=("green_basket", "blue_basket", "red_box", "blue_box"))
     assert score_response(fmt(answer), item).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [("kitchen (false belief)", True), ("kitchen (her false belief)", True),
+     ("kitchen (true belief)", True), ("kitchen, false", False), ("kitchen (false)", False),
+     ("kitchen (false belief), garden", False)],
+)  # fmt: skip
+def test_a_free_text_answer_may_note_a_false_belief(answer: str, correct: bool) -> None:
+    """Last sessions' leftover: "kitchen (false belief)" on a free-text item was
+    several_candidates, the note read as a second answer. "false"/"true" before "belief" note
+    the answer; alone they may deny it."""
+    item = ToMItem(id="t", story="Ann walked to the kitchen. Ann moved the ball to the garden.",
+                   question="Where will Ann look for the ball?", answer="kitchen",
+                   answer_type="text")
+    assert score_response(fmt(answer), item).correct is correct
