@@ -160,14 +160,16 @@ CHECK_MARKS = "\u2705\u2713\u2714\u2611"
 _MARKS = re.compile(f"[{CROSS_MARKS}{CHECK_MARKS}]")
 _LINE_LEAD = re.compile(r"[ \t*\-\u2022>]*(?:\d+[.)][ \t]*)?")
 """What may come before a line's first mark: indentation, a bullet, a quote mark, a number."""
+_QUESTION_BEFORE_CROSS = re.compile(f"\\?[ \t]*(?=[{CROSS_MARKS}])")
+"""A question mark that a cross answers ("Is it the box? ❌"): the cross refutes the question."""
 
 
 def read_marks(answer: str) -> str:
     """The answer with its check and cross marks written as words, each line read as it is laid
     out: marks that open the line mark what follows them ("❌ box" as "not box"), other marks
-    what comes before ("box ❌" as "box wrong"); a check mark only ends a clause. So
-    "box ❌ basket ✅" answers the basket, where the bare words named two candidates, and "box
-    ❌" alone is no answer of the box."""
+    what comes before ("box ❌" as "box wrong", "Is it the box? ❌" too); a check mark only ends
+    a clause. So "box ❌ basket ✅" answers the basket, where the bare words named two
+    candidates, and "box ❌" alone is no answer of the box."""
     if not _MARKS.search(answer):
         return answer
     return "\n".join(map(_read_line_marks, answer.split("\n")))
@@ -175,7 +177,11 @@ def read_marks(answer: str) -> str:
 
 def _read_line_marks(line: str) -> str:
     lead = _LINE_LEAD.match(line)
-    cross = " ; not " if _MARKS.match(line, lead.end() if lead else 0) else " wrong ; "
+    if _MARKS.match(line, lead.end() if lead else 0):
+        cross = " ; not "
+    else:  # a cross answering a question refutes what it asks: "Is it the box? ❌"
+        cross = " wrong ; "
+        line = _QUESTION_BEFORE_CROSS.sub("", line)
     return _MARKS.sub(lambda mark: cross if mark[0] in CROSS_MARKS else " ; ", line)
 
 

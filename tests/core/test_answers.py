@@ -1251,12 +1251,16 @@ def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) ->
      ("green basket ❌", "wrong"),
      ("❌ green basket", "wrong"),
      ("✅ blue box\n❌ green basket", "wrong"),
-     ("green basket ✅ blue box ✅", "several_candidates")],
+     ("green basket ✅ blue box ✅", "several_candidates"),
+     ("Is it the blue box? ❌ It's the green basket ✅", "correct"),
+     ("Is it the green basket? ❌", "wrong"),
+     ("❌ blue box? ❌ green basket", "several_candidates")],
 )  # fmt: skip
 def test_check_and_cross_marks_say_which_candidate_is_meant(answer: str, verdict: str) -> None:
     """A checklist answer: the bare words of "green basket ✅ blue box ❌" named two candidates
     (several_candidates), and "green basket ❌" alone paid for the green basket. A cross marks
-    what follows it on a line that opens with a mark, else what comes before it."""
+    what follows it on a line that opens with a mark, else what comes before it, a question it
+    answers included ("Is it the blue box? ❌" was read as the next clause's)."""
     item = ToMItem(id="c", story="s", question="q", answer="green_basket",
                    candidates=("green_basket", "blue_box", "red_drawer"))
     assert score_response(fmt(answer), item).verdict == verdict

@@ -35,7 +35,7 @@ TAG_SOUP = (
 FILLER = (
     " ", "\n", ", ", " and ", " or ", " not ", " the ", "yes", "no", "know", "nobody", "yesterday",
     "maybe", "I think", "it is in", "x", "_", "-", ".", "?", "\u200d", "\u00ad",
-    " \u274c", "\u2705 ", "\n- \u274c ", "\n\u2713 ", "\u2717", "? No.", "? no, ",
+    " \u274c", "\u2705 ", "\n- \u274c ", "\n\u2713 ", "\u2717", "? No.", "? no, ", "? \u274c ",
 )  # fmt: skip
 # Latin letters and a look-alike (Cyrillic or Greek) that NFKC leaves alone.
 CONFUSABLES = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441",
@@ -411,11 +411,14 @@ def denials_as_words(block: str) -> str:
 
 def marks_as_words(block: str) -> str:
     """A cross mark says "not" to what follows it on a line that opens with a mark (after a
-    bullet or number), else "wrong" to what precedes it; a check mark only ends a clause."""
+    bullet or number), else "wrong" to what precedes it, a question it answers included ("Is
+    it the box? ❌"); a check mark only ends a clause."""
     lines = []
     for line in block.split("\n"):
         lead = re.match(r"[ \t*\-\u2022>]*(?:\d+[.)][ \t]*)?", line)
         leads = line[lead.end() if lead else 0 :][:1] in CROSSES | CHECKS
+        if not leads:
+            line = re.sub("\\?[ \t]*(?=[" + "".join(CROSSES) + "])", "", line)
         lines.append(
             "".join(
                 (" ; not " if leads else " wrong ; ")
