@@ -1240,6 +1240,12 @@ def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) ->
     assert judge_choice(answer, "green_basket", ("green_basket", "blue_box", "red_drawer")).correct
 
 
+def basket_item() -> ToMItem:
+    """A Hi-ToM-like choice item: gold green_basket, rivals sharing no word with it."""
+    return ToMItem(id="c", story="s", question="q", answer="green_basket",
+                   candidates=("green_basket", "blue_box", "red_drawer"))
+
+
 @pytest.mark.parametrize(
     ("answer", "verdict"),
     [("green basket ✅ blue box ❌", "correct"),
@@ -1261,9 +1267,7 @@ def test_check_and_cross_marks_say_which_candidate_is_meant(answer: str, verdict
     (several_candidates), and "green basket ❌" alone paid for the green basket. A cross marks
     what follows it on a line that opens with a mark, else what comes before it, a question it
     answers included ("Is it the blue box? ❌" was read as the next clause's)."""
-    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=("green_basket", "blue_box", "red_drawer"))
-    assert score_response(fmt(answer), item).verdict == verdict
+    assert score_response(fmt(answer), basket_item()).verdict == verdict
 
 
 def test_marks_in_a_free_text_answer_are_read_too() -> None:
@@ -1286,9 +1290,7 @@ def test_marks_in_a_free_text_answer_are_read_too() -> None:
 def test_a_question_answered_no_denies_what_it_asks(answer: str, verdict: str) -> None:
     """Last session's leftover: "Is it the blue box? No. The green basket." named two candidates
     (several_candidates), and "Is it the green basket? No." paid for the green basket."""
-    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=("green_basket", "blue_box", "red_drawer"))
-    assert score_response(fmt(answer), item).verdict == verdict
+    assert score_response(fmt(answer), basket_item()).verdict == verdict
 
 
 @pytest.mark.parametrize(
@@ -1303,9 +1305,7 @@ def test_a_question_answered_no_denies_what_it_asks(answer: str, verdict: str) -
 def test_not_the_one_at_the_end_of_its_clause_denies_the_mention(answer: str, verdict: str) -> None:
     """Last session's leftover: "the green basket is not the one" paid for the green basket.
     Only at the end of its clause: "not the one it is in now" may say where the object is."""
-    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=("green_basket", "blue_box", "red_drawer"))
-    assert score_response(fmt(answer), item).verdict == verdict
+    assert score_response(fmt(answer), basket_item()).verdict == verdict
 
 
 @pytest.mark.parametrize(
