@@ -30,11 +30,26 @@ def number_value(text: str) -> Decimal | None:
     return Decimal(text.replace(",", "").replace("\u2212", "-"))
 
 
+def _folded(answer: str) -> str:
+    return unicodedata.normalize("NFKC", answer) if not answer.isascii() else answer
+
+
+def _value(match: re.Match[str]) -> Decimal:
+    value = Decimal(match["digits"].replace(",", ""))
+    return -value if match["word"] or match["sign"] else value
+
+
 def numbers_said(answer: str) -> list[Decimal]:
     """The values of the numbers an answer writes, in order."""
-    folded = unicodedata.normalize("NFKC", answer) if not answer.isascii() else answer
-    values = []
-    for match in _NUMBER.finditer(folded):
-        value = Decimal(match["digits"].replace(",", ""))
-        values.append(-value if match["word"] or match["sign"] else value)
-    return values
+    return [_value(match) for match in _NUMBER.finditer(_folded(answer))]
+
+
+def written_as_gold(answer: str, gold: str) -> str:
+    """The answer with each number of the gold's value written as the gold writes it ("2.0",
+    "1000" or "minus 1" become "2", "1,000" or "-1"), for the word reading: the same value in
+    other digits is the same answer, while "not 2.0" still denies it."""
+    value = number_value(gold)
+    if value is None:
+        return answer
+    as_gold = gold.strip()
+    return _NUMBER.sub(lambda m: as_gold if _value(m) == value else m[0], _folded(answer))

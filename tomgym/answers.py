@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tomgym.answer_numbers import number_value, numbers_said
+from tomgym.answer_numbers import number_value, numbers_said, written_as_gold
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
@@ -1001,17 +1001,21 @@ def _takes_back(
     )
 
 
-def judge_number(answer: str, gold: str) -> Judgement | None:
+def judge_number(answer: str, gold: str) -> Judgement | str:
     """For a gold that is a number, the answer's numbers as values (:mod:`tomgym.answer_numbers`):
     wrong when none is the gold's ("-1", "1.5" for 1), several when another is beside it ("1-2",
-    "1 or 2"); None when the gold is no number, the answer writes none ("one"), or only the
-    gold's value, for the word reading to judge ("not 1")."""
+    "1 or 2"). Otherwise the answer for the word reading to judge ("not 1"): as given when the
+    gold is no number or the answer writes none ("one"), and with the gold's value written as
+    the gold writes it when that is the only value it writes ("2.0" for "2", "1000" for
+    "1,000")."""
     value = number_value(gold)
     if value is None:
-        return None
+        return answer
     said = set(numbers_said(answer))
-    if not said or said == {value}:
-        return None
+    if not said:
+        return answer
+    if said == {value}:
+        return written_as_gold(answer, gold)
     if value not in said:
         return Judgement(False, "wrong", f"says the number {min(said)}, not {gold.strip()}")
     return Judgement(False, "several_candidates", "the answer names another number")
@@ -1029,8 +1033,9 @@ def judge_choice(
     candidates, so that a paraphrase of the gold beside one of another ("does know or does
     not know") names two. A number is read as a value (:func:`judge_number`)."""
     numeric = judge_number(answer, gold)
-    if numeric is not None:
+    if isinstance(numeric, Judgement):
         return numeric
+    answer = numeric
     tokens = words(answer)
     present = set(tokens)
     # The phrase index of the candidates (the gold's aliases under the gold), holding only
@@ -1523,8 +1528,9 @@ def judge_text(
     staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
     the question's too, or of a story place. A number is read as a value (:func:`judge_number`)."""
     numeric = judge_number(answer, gold)
-    if numeric is not None:
+    if isinstance(numeric, Judgement):
         return numeric
+    answer = numeric
     tokens = words(answer)
     gold_phrases = [p for p in (phrase_of(gold), *(phrase_of(a) for a in aliases)) if p]
     as_written = list(gold_phrases)

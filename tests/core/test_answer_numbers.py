@@ -46,3 +46,19 @@ def test_a_negative_gold_needs_its_sign() -> None:
 
 def test_a_gold_that_is_no_number_is_read_as_words() -> None:
     assert judge_text("room 1-2", "room").correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "verdict"),
+    [("2.0", "2", "correct"), ("2", "2.0", "correct"), ("2 apples", "2.0", "correct"),
+     ("1000", "1,000", "correct"), ("1,000 apples", "1000", "correct"),
+     ("-1.0", "-1", "correct"), ("\uff12.\uff10", "2", "correct"),
+     ("not 2.0", "2", "wrong"), ("2.0 is wrong", "2", "wrong"),
+     ("2.0 or 3", "2", "several_candidates"), ("2.5", "2", "wrong")],
+)  # fmt: skip
+def test_the_golds_value_in_other_digits_is_the_gold(answer: str, gold: str, verdict: str) -> None:
+    """A user's file had gold "2.0" from a CSV and "2" from JSONL: "2.0" was read as the words
+    "2" and "0" (several candidates for gold 2), and "1000" missed the gold "1,000"."""
+    assert judge_text(answer, gold).verdict == verdict, (answer, gold)
+    candidates = [gold, "3", "7"]
+    assert judge_choice(answer, gold, candidates).verdict == verdict, (answer, gold)
