@@ -5,6 +5,7 @@ Every bad row is reported by line and field, and nothing is registered unless al
 
 from __future__ import annotations
 
+import ast
 import csv
 import difflib
 import inspect
@@ -222,10 +223,32 @@ def _read_parquet(file: Path) -> list[Row]:
 
 def _as_list(value: Any, sep: str) -> list[str]:
     if isinstance(value, str):
+        written = _list_literal(value)
+        if written is not None:
+            return [text for text in map(_list_element, enumerate(written)) if text]
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, Iterable):
         return [text for text in map(_list_element, enumerate(value)) if text]
     raise ValueError(f"expected a list or a {sep!r}-separated string, got {type(value).__name__}")
+
+
+def _list_literal(cell: str) -> list[Any] | None:
+    """A text cell holding a list as pandas' ``to_csv`` (``['box', 'basket']``) or JSON
+    (``["box", "basket"]``) writes one, as that list; None for any other text. Split on a
+    separator instead, such a cell would make candidates of its brackets and quotes."""
+    text = cell.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(value, list) or any(isinstance(v, (list, dict)) for v in value):
+        return None
+    return value
 
 
 BOOLEAN_CELLS = frozenset({"TRUE", "FALSE", "True", "False", "true", "false"})

@@ -339,6 +339,28 @@ def test_candidates_kept_whole_by_another_separator_get_a_hint(tmp_path: Path) -
     assert items[0].candidates == ("box", "bag")
 
 
+@pytest.mark.parametrize(
+    "cell", ["['box', 'bag']", '["box", "bag"]', " ['box', 'bag'] ", "['box', \"bag\"]"]
+)
+def test_a_list_written_as_pandas_or_json_writes_it_is_that_list(tmp_path: Path, cell: str) -> None:
+    """pandas' to_csv writes a list cell as ['box', 'bag']: split on '|' it was one candidate,
+    and the hint's candidates_sep=',' made candidates of "['box'" and "'bag']"."""
+    rows = [{**row, "opts": cell} for row in ROWS]
+    path = write_csv(tmp_path / "pandas.csv", rows)
+    mapping = {"story": "text", "question": "q", "answer": "gold", "candidates": "opts"}
+    for sep in ("|", ","):
+        items = load_file_items(path, "Pandas-v0", mapping, candidates_sep=sep)
+        assert [item.candidates for item in items] == [("box", "bag")] * 2
+
+
+def test_a_list_cell_with_a_missing_element_names_it(tmp_path: Path) -> None:
+    rows = [{**row, "opts": '["box", null]'} for row in ROWS]
+    path = write_csv(tmp_path / "gap.csv", rows)
+    mapping = {"story": "text", "question": "q", "answer": "gold", "candidates": "opts"}
+    with pytest.raises(DataFileError, match="element 1 is missing"):
+        load_file_items(path, "Gap-v0", mapping)
+
+
 def test_a_repeated_csv_column_is_an_error_not_the_last_one(tmp_path: Path, env_id: str) -> None:
     path = tmp_path / "dup.csv"
     path.write_text("story,question,answer,answer\nA put x in box.,Where is x?,box,bag\n")
