@@ -19,18 +19,22 @@ CHOICES = {"vocab": VOCABS, "templates": TEMPLATE_SETS}
 """Argument -> the values it (and its alias) takes."""
 
 
-def resolve_alias(name: str, value: str, alias: str | None) -> str:
-    """``vocab_split`` / ``template_split`` are aliases of ``vocab`` / ``templates``; giving
-    both, they must agree. A bad value is named under the argument it was given as."""
+def resolve_alias(name: str, value: str | None, alias: str | None) -> str:
+    """``vocab_split`` / ``template_split`` are aliases of ``vocab`` / ``templates``: either
+    names the setting (neither: its default), and given both, they must agree. A bad value is
+    named under the argument it was given as."""
     alias_name, default = ALIASES[name]
     for given, chosen in ((name, value), (alias_name, alias)):
         if chosen is not None and chosen not in CHOICES[name]:
             raise ValueError(f"{given} must be one of {CHOICES[name]}, got {chosen!r}")
-    if alias is None:
-        return value
-    if value not in (default, alias):
+    if value is not None and alias is not None and value != alias:
         raise ValueError(f"{name}={value!r} and {alias_name}={alias!r} disagree")
-    return alias
+    chosen = value if value is not None else alias
+    return default if chosen is None else chosen
+
+
+ARGUMENT_ALIASES = {alias: name for name, (alias, _) in ALIASES.items()}
+"""alias -> argument, for :attr:`tomgym.env.ToMEnv.ARGUMENT_ALIASES`."""
 
 
 def variant_metadata(config: VariantConfig) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tomgym.envs.generated import resolve_alias, variant_metadata
+from tomgym.envs.generated import ARGUMENT_ALIASES, resolve_alias, variant_metadata
 
 from tomgym.env import (
     ToMEnv,
@@ -148,6 +148,7 @@ class HiToMEnv(ToMEnv):
     """
 
     family = "hitom"
+    ARGUMENT_ALIASES = ARGUMENT_ALIASES
 
     def build_source(  # type: ignore[override]
         self,
@@ -158,9 +159,9 @@ class HiToMEnv(ToMEnv):
         deception: bool | None = None,
         length: int | None = None,
         noise: float = 0.1,
-        vocab: str = "train",
+        vocab: str | None = None,
         vocab_split: str | None = None,
-        templates: str = "canonical",
+        templates: str | None = None,
         template_split: str | None = None,
         debiased: bool | str = False,
         **unknown: Any,

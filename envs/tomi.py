@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from tomgym.envs.generated import resolve_alias, variant_metadata
+from tomgym.envs.generated import ARGUMENT_ALIASES, resolve_alias, variant_metadata
 
 from tomgym.env import ToMEnv, arguments_of, check_bool, check_choice, check_int, check_strs
 from tomgym.items import ToMItem
@@ -106,6 +106,7 @@ class ToMiEnv(ToMEnv):
     """
 
     family = "tomi"
+    ARGUMENT_ALIASES = ARGUMENT_ALIASES
 
     def build_source(  # type: ignore[override]
         self,
@@ -114,9 +115,9 @@ class ToMiEnv(ToMEnv):
         seed: int = 0,
         question_types: tuple[str, ...] = ("memory", "reality", "first_order", "second_order"),
         coloured: bool = False,
-        vocab: str = "train",
+        vocab: str | None = None,
         vocab_split: str | None = None,
-        templates: str = "canonical",
+        templates: str | None = None,
         template_split: str | None = None,
         debiased: bool = False,
         **unknown: Any,

@@ -295,6 +295,9 @@ class ToMEnv(gym.Env[str, str]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
     family: ClassVar[str] = "custom"
+    ARGUMENT_ALIASES: ClassVar[Mapping[str, str]] = {}
+    """Arguments that name one setting (``vocab_split`` -> ``vocab``): given for an ID
+    registered with the other, the one given wins (see :meth:`given_over_registered`)."""
     _spec: EnvSpec | None = None
 
     @property  # type: ignore[override]
@@ -325,7 +328,7 @@ class ToMEnv(gym.Env[str, str]):
         **source_kwargs: Any,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
+            raise EnvArgumentError(
                 f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
             )
         self.tom_id = tom_id
@@ -339,6 +342,7 @@ class ToMEnv(gym.Env[str, str]):
         if self.prompt_family == "custom":
             self.prompt_family = self.family
         self.refuse_unknown(source_kwargs)
+        source_kwargs = self.given_over_registered(source_kwargs)
         self.source_kwargs: dict[str, Any] = dict(source_kwargs)
         """The arguments that picked the items (``split``, ``debiased``...), as given."""
         self.source: ItemSource = self.build_source(**source_kwargs)
@@ -387,6 +391,26 @@ class ToMEnv(gym.Env[str, str]):
             return ("split",)  # registered items: split=, read by the base build_source
         parameters = inspect.signature(cls.build_source).parameters.values()
         return tuple(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+    def given_over_registered(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with an argument given under one name of a setting taking the place of
+        the registration's value under another (``vocab="train"`` on an ID registered with
+        ``vocab_split="test"``): otherwise the two would disagree, or the registration's would
+        win silently. The given value goes under the registered name, so a held-out ID's
+        redefinition warns as any other."""
+        registered = get_spec(self.tom_id).kwargs if self.tom_id is not None else {}
+        out = dict(kwargs)
+        for alias, name in self.ARGUMENT_ALIASES.items():
+            for fixed, given in ((alias, name), (name, alias)):
+                if (
+                    fixed in registered
+                    and given not in registered
+                    and fixed in out
+                    and given in out
+                    and _plain(out[fixed]) == _plain(registered[fixed])  # not given as well
+                ):
+                    out[fixed] = out.pop(given)
+        return out
 
     def refuse_unknown(self, source_kwargs: Mapping[str, Any]) -> None:
         """An :class:`EnvArgumentError` naming arguments the env does not take, what it takes,

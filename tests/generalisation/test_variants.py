@@ -11,6 +11,7 @@ import pytest
 
 import tomgym
 from tomgym.checks import check_tom_env
+from tomgym.env import HeldOutRedefinedWarning
 from tomgym.world.hitom import HiToMConfig, generate_hitom
 from tomgym.world.parse import parse_story
 from tomgym.world.render import PARAPHRASES, choose_phrasing, render_event
@@ -80,6 +81,33 @@ def test_vocab_split_conflict_is_an_error() -> None:
         tomgym.make("ToM-ToMi-v0", templates="train", template_split="test").reset()
     a = tomgym.load_items("ToM-ToMi-v0", 3, template_split="test")
     assert a == tomgym.load_items("ToM-ToMi-Paraphrase-v0", 3)
+
+
+def test_a_default_given_against_its_alias_is_a_conflict_too() -> None:
+    """vocab="train" (the default) beside vocab_split="test" was taken for "not given"."""
+    with pytest.raises(tomgym.EnvArgumentError, match="vocab='train' and vocab_split='test'"):
+        tomgym.make("ToM-HiToM-O2-v0", vocab="train", vocab_split="test")
+    with pytest.raises(tomgym.EnvArgumentError, match="templates='canonical' and template_split"):
+        tomgym.make("ToM-ToMi-v0", templates="canonical", template_split="test")
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "same_as"),
+    [("ToM-HiToM-O2-NewVocab-v0", {"vocab": "train"}, "ToM-HiToM-O2-v0"),
+     ("ToM-ToMi-NewVocab-v0", {"vocab": "train"}, "ToM-ToMi-v0"),
+     ("ToM-HiToM-O2-Paraphrase-v0", {"template_split": "canonical"}, "ToM-HiToM-O2-v0"),
+     ("ToM-ToMi-Paraphrase-v0", {"template_split": "canonical"}, "ToM-ToMi-v0")],
+)  # fmt: skip
+def test_an_alias_given_over_the_registered_name_wins_and_warns(
+    env_id: str, kwargs: dict[str, str], same_as: str
+) -> None:
+    """vocab="train" on the NewVocab ID (registered with vocab_split="test") was ignored
+    without a word, and template_split="canonical" on the Paraphrase ID (registered with
+    templates="test") was an error, while the registered name itself was honoured."""
+    with pytest.warns(HeldOutRedefinedWarning):
+        items = tomgym.load_items(env_id, 3, **kwargs)
+    assert items == tomgym.load_items(same_as, 3)
+    assert items != tomgym.load_items(env_id, 3)
 
 
 def _story_words(items: list[tomgym.ToMItem]) -> set[str]:
