@@ -6,6 +6,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -67,6 +68,19 @@ class ToMEnvSpec(BaseModel):
 
 _SPECS: dict[str, ToMEnvSpec] = {}
 _SOURCES: dict[str, ItemSource] = {}
+
+
+@dataclass(frozen=True)
+class ValidatedGenerator:
+    """A user's ``generator=`` with each item it makes validated (an error names the env and
+    the index). A class, not a closure, so that an env of a picklable generator pickles (for
+    async vector envs, Ray workers, ``copy``)."""
+
+    env_id: str
+    generator: Callable[[int], ToMItem | Mapping[str, Any]]
+
+    def __call__(self, index: int) -> ToMItem:
+        return validate_item(self.generator(index), where=f"{self.env_id} item {index}")
 
 
 def register_tom_env(
@@ -187,12 +201,7 @@ def register_tom_env(
             raise ValueError(
                 f"{env_id}: max_prompt_chars must be a positive int, got {max_prompt_chars!r}"
             )
-        gen = generator
-
-        def make(index: int) -> ToMItem:
-            return validate_item(gen(index), where=f"{env_id} item {index}")
-
-        source = GeneratedSource(make, max_prompt_chars)
+        source = GeneratedSource(ValidatedGenerator(env_id, generator), max_prompt_chars)
         is_procedural = True
         size = None
         entry = ITEMS_ENTRY_POINT

@@ -52,6 +52,22 @@ def test_register_generator(custom_id: str) -> None:
         tomgym.load_items(custom_id)
 
 
+def basket_item(index: int) -> dict[str, object]:
+    """A module-level generator: picklable, as a user's would be."""
+    return {**ITEMS[0], "id": f"g{index}", "answer": "basket"}
+
+
+def test_an_env_of_a_picklable_generator_pickles(custom_id: str) -> None:
+    """The generator was wrapped in a closure, so pickling the env (copies, Ray workers)
+    failed with "Can't pickle local object"."""
+    import pickle
+
+    tomgym.register_tom_env(custom_id, generator=basket_item, max_prompt_chars=200)
+    env = gym.make(custom_id)
+    again = pickle.loads(pickle.dumps(env))
+    assert again.reset(options={"index": 3}) == env.reset(options={"index": 3})
+
+
 def test_bad_items_register_nothing(custom_id: str) -> None:
     with pytest.raises(ItemError, match="record 1"):
         tomgym.register_tom_env(custom_id, items=[ITEMS[0], {**ITEMS[1], "answer": "nowhere"}])
