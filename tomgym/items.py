@@ -247,8 +247,8 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     """Return a validated item, or raise :class:`ItemError` naming the item and the bad fields.
 
     A mapping without ``answer_type`` gets :func:`default_answer_type` (as a data file's rows
-    do), not the model's ``choice``; an optional field given as None is left out; an answer
-    given as a bool (True) is yes or no, as a data file's JSON true is.
+    do), not the model's ``choice``; an optional field given as None is left out; the answer is
+    read with the candidates as a data file's is (:func:`_gold_as_its_candidate`).
     """
     if isinstance(record, ToMItem):
         return record
@@ -259,8 +259,7 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     # None for an optional field means absent, as a data file's null does (order keeps None:
     # it is that field's own "not applicable").
     fields = {k: v for k, v in record.items() if v is not None or k not in _NONE_MEANS_DEFAULT}
-    if isinstance(fields.get("answer"), bool):  # a yes/no question's answer, as in JSONL files
-        fields["answer"] = "yes" if fields["answer"] else "no"
+    _gold_as_its_candidate(fields)
     fields.setdefault("answer_type", default_answer_type(fields))
     typed = _mistyped(fields)
     if typed:
@@ -276,6 +275,24 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         )
         prefix = f"{where}: " if where else ""
         raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
+
+
+def _gold_as_its_candidate(fields: dict[str, Any]) -> None:
+    """A record's gold as a data file's row would have it: a bool is yes or no (as a JSON
+    true is), unless a candidate reads as the word itself (candidates "True" and "False": the
+    gold is that one); a gold written otherwise than one candidate ("Box", "the box" for "box")
+    is that candidate as written."""
+    answer, candidates = fields.get("answer"), fields.get("candidates")
+    if not isinstance(candidates, list | tuple) or not all(isinstance(c, str) for c in candidates):
+        candidates = ()
+    if isinstance(answer, bool):
+        word = "true" if answer else "false"
+        same = [c for c in candidates if phrase_of(c) == (word,)]
+        fields["answer"] = same[0] if len(same) == 1 else ("yes" if answer else "no")
+    elif isinstance(answer, str) and candidates and answer not in candidates:
+        same = [c for c in candidates if phrase_of(c) == phrase_of(answer)]
+        if len(same) == 1:
+            fields["answer"] = same[0]
 
 
 def _mistyped(fields: Mapping[str, Any]) -> str:

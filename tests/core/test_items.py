@@ -69,6 +69,25 @@ def test_dicts_without_an_answer_type_are_typed_as_data_file_rows_are() -> None:
         validate_item({**base, "answer": "box", "split": "Train"})
 
 
+@pytest.mark.parametrize(
+    ("answer", "candidates", "gold"),
+    [(True, ["True", "False"], "True"), (False, ["True", "False"], "False"),
+     (True, None, "yes"), (False, None, "no"), ("Box", ["box", "bag"], "box"),
+     ("the box", ["box", "bag"], "box"), (" box ", ["box", "bag"], "box"),
+     ("true", ["True", "False"], "True")],
+)  # fmt: skip
+def test_a_dicts_gold_is_read_with_its_candidates_as_a_files_is(
+    answer: object, candidates: list[str] | None, gold: str
+) -> None:
+    """{"answer": True, "candidates": ["True", "False"]} was refused with "gold answer 'yes'
+    is not among the candidates", and "Box" for the candidate "box" was refused, while the
+    same rows in a JSONL file were accepted."""
+    record = {"id": "q", "story": "s", "question": "q?", "answer": answer}
+    if candidates:
+        record["candidates"] = candidates
+    assert validate_item(record).answer == gold
+
+
 def test_free_text_without_candidates_or_with_others_is_fine() -> None:
     assert validate_item({**GOOD, "answer_type": "text", "candidates": []}).candidates == ()
     assert validate_item({**GOOD, "answer_type": "text"}).candidates == ("x", "y")
