@@ -554,6 +554,13 @@ def column_mapping(
         "question_type": question_type,
         "split": split,
     }
+    for field, column in given.items():
+        if column is not None and not isinstance(column, str):
+            raise TypeError(
+                f"{field}= names the file's column that holds each row's {field}, as a string; "
+                f"got {type(column).__name__} {column!r:.60} (a value shared by every row belongs "
+                "in the file)"
+            )
     return {field: column for field, column in given.items() if column is not None}
 
 

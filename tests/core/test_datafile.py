@@ -361,6 +361,12 @@ def test_a_list_cell_with_a_missing_element_names_it(tmp_path: Path) -> None:
         load_file_items(path, "Gap-v0", mapping)
 
 
+def test_a_list_where_a_column_name_goes_is_named() -> None:
+    """candidates=["box", "bag"] failed with a bare "unhashable type: 'list'"."""
+    with pytest.raises(TypeError, match=r"candidates= names the file's column.*got list"):
+        column_mapping(candidates=["box", "bag"])  # type: ignore[arg-type]
+
+
 def test_a_repeated_csv_column_is_an_error_not_the_last_one(tmp_path: Path, env_id: str) -> None:
     path = tmp_path / "dup.csv"
     path.write_text("story,question,answer,answer\nA put x in box.,Where is x?,box,bag\n")
