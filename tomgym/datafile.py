@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import dataclasses
 import difflib
 import inspect
 import json
@@ -166,6 +167,9 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
                 header = next((values for values in reader if values), [])
             except csv.Error as exc:
                 return [], [_csv_problem(reader.line_num, exc)]
+            nameless = 0  # Excel's trailing ",," after the header: columns of no name
+            while header and not header[-1].strip():
+                header, nameless = header[:-1], nameless + 1
             twice = sorted({c for c in header if header.count(c) > 1})
             if twice:  # dict(zip(...)) would keep the last one without a word
                 named = ", ".join(map(repr, twice))
@@ -179,11 +183,15 @@ def _read_csv(file: Path) -> tuple[list[Row], list[RowProblem]]:
                 except StopIteration:
                     break
                 except csv.Error as exc:
-                    problems.append(_csv_problem(last + 1, exc))
+                    problem = _csv_problem(last + 1, exc)
+                    hint = _delimiter_hint(header)
+                    problems.append(dataclasses.replace(problem, message=problem.message + hint))
                     break  # where the next row starts is unknown
                 number, last = last + 1, reader.line_num
                 if not any(v.strip() for v in values):  # a blank line, or Excel's ",,,,"
                     continue
+                if nameless and not any(v.strip() for v in values[len(header) :]):
+                    values = values[: len(header)]  # the nameless columns, empty in this row
                 if len(values) != len(header):  # a short row would silently lose fields
                     more, fewer = len(values) - len(header), len(header) - len(values)
                     message = (

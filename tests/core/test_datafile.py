@@ -612,3 +612,23 @@ def test_a_csv_split_by_another_character_says_so(
     path.write_text(sep.join(["story", "question", "answer"]) + "\n" + sep.join("SQA") + "\n")
     with pytest.raises(ValueError, match=f"its header is split by {shown}, but a CSV file's"):
         load_file_items(path, env_id, column_mapping())
+
+
+def test_a_semicolon_csv_with_a_quoted_cell_says_so_too(tmp_path: Path, env_id: str) -> None:
+    """A quoted story in a semicolon file stopped the csv reader first: the error said
+    "',' expected after '\"'" with no word of the separator."""
+    path = tmp_path / "semi.csv"
+    path.write_text('story;question;answer\n"Ann left; Bob stayed.";Where?;box\n')
+    with pytest.raises(ValueError, match="not valid CSV.*its header is split by semicolons"):
+        load_file_items(path, env_id, column_mapping())
+
+
+def test_excels_trailing_nameless_columns_are_dropped(tmp_path: Path, env_id: str) -> None:
+    """A header ending "answer,," (Excel's empty formatted columns) was refused as "column ''
+    appears more than once"; a value in such a column is still an error."""
+    path = tmp_path / "excel.csv"
+    path.write_text("story,question,answer,,\nS.,Where?,box,,\nT.,Where?,jar\n")
+    assert [i.answer for i in load_file_items(path, env_id, column_mapping())] == ["box", "jar"]
+    path.write_text("story,question,answer,,\nS.,Where?,box,,x\n")
+    with pytest.raises(ValueError, match="line 2: field '<row>': 2 more value"):
+        load_file_items(path, env_id, column_mapping())
