@@ -109,6 +109,7 @@ def test_a_malformed_label_gives_none_and_a_warning(caplog: pytest.LogCaptureFix
     assert parts == [[0.1, None, None], [1.0, None, None], [0.0, None, None]]
     assert total == [1.1, None, None]
     assert "row 1" in caplog.text and "junk" in caplog.text and "row 2" in caplog.text
+    assert caplog.text.count("row 1 cannot be scored") == 1  # not once per reward function
     assert logged == {"tom/format_rate": 1.0, "tom/accuracy": 1.0}  # over the scored rows
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tomgym.train.labels import decode_label, encode_label, env_for
 from tomgym.train.verl import compute_score
@@ -46,10 +47,15 @@ def test_wrong_and_unformatted() -> None:
     assert result["score"] == 0.0 and result["format_ok"] == 0.0 and result["error"] == ""
 
 
-def test_bad_label_never_raises_and_keeps_keys() -> None:
+def test_bad_label_never_raises_keeps_keys_and_warns(caplog: pytest.LogCaptureFixture) -> None:
+    """The docs promise a warning for a label that cannot be scored; veRL's hook only put
+    the reason in the result's error key, which veRL does not show."""
     for bad in ("not json", '{"env_id": "ToM-Nope-v0", "index": 0}', None, 3):
-        result = call("<answer>x</answer>", bad)
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="tomgym.train.verl"):
+            result = call("<answer>x</answer>", bad)
         assert set(result) == KEYS and result["score"] == 0.0 and result["error"]
+        assert "tomgym veRL reward: cannot score" in caplog.text, bad
 
 
 def test_numpy_ground_truth_and_positional_call() -> None:

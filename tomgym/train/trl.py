@@ -48,15 +48,17 @@ def score_completions(
         try:
             scores.append(_score(decode_label(label).dumps(), completion_text(completion)))
         except Exception as exc:
-            logger.warning(
-                "tomgym TRL reward: row %d cannot be scored (%s: %s); label %.200r",
-                row,
-                type(exc).__name__,
-                exc,
-                label,
-            )
+            error = f"{type(exc).__name__}: {exc}"
+            _warn_unscorable(id(labels), row, f"{label!r:.200}", error)
             scores.append(None)
     return scores
+
+
+@functools.lru_cache(maxsize=256)
+def _warn_unscorable(batch: int, row: int, label: str, error: str) -> None:
+    """Said once for a row of a batch (``batch``: the id of its label column), though TRL
+    calls each reward function (total, format, answer) on the same batch."""
+    logger.warning("tomgym TRL reward: row %d cannot be scored (%s); label %s", row, error, label)
 
 
 def _score(label: str, text: str) -> Score:

@@ -5,9 +5,12 @@ veRL rows carry the tomgym label JSON as ``reward_model.ground_truth``.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from tomgym.train.labels import failure_parts, response_text, score_label
+
+logger = logging.getLogger(__name__)
 
 # veRL's reward managers collect every key of the returned dict into per-sample lists, so every
 # call returns the same keys (score, format, answer, correct, format_ok, error), errors included.
@@ -59,4 +62,10 @@ def compute_score(
             "error": "",
         }
     except Exception as exc:  # a trainer worker must not die on one bad sample
+        logger.warning(
+            "tomgym veRL reward: cannot score (%s: %s); label %.200r",
+            type(exc).__name__,
+            exc,
+            label,
+        )
         return _unusable(label, exc)
