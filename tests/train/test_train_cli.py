@@ -426,6 +426,36 @@ def test_train_refuses_an_out_that_holds_another_run(
     assert "holds another training run" in capsys.readouterr().err
 
 
+def test_a_changed_rerun_names_the_option_and_may_change_the_eval_envs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal cut each value to 60 characters, so two commands differing in --lr read
+    the same; and adding an --eval-env was refused on OpenRLHF (accepted on TRL) with advice
+    to delete the run."""
+    from tomgym.train import commands
+    from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
+
+    out = tmp_path / "run"
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
+            "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
+    made: list[dict[str, Any]] = []  # the config the run would write, as the command makes it
+    monkeypatch.setattr(commands, "check_run_dir", lambda _, config: made.append(config))
+    assert run(argv) == 0
+    monkeypatch.setattr(commands, "check_run_dir", check_run_dir)
+    out.mkdir()
+    (out / RUN_CONFIG).write_text(json.dumps(made[0]))
+    (out / "ckpt" / "global_step4").mkdir(parents=True)
+    (out / "ckpt" / "global_step4" / "model.safetensors").write_text("weights")
+    capsys.readouterr()
+    assert run([*argv, "--eval-env", "ToM-HiToM-O2-v0", "--eval-agent", "hf"]) == 0
+    capsys.readouterr()
+    assert run([*argv, "--lr", "2e-6"]) == 2
+    err = capsys.readouterr().err
+    assert "preset.lr: 5e-07 there, 2e-06 now" in err
+    assert '"5e-07" there, "2e-06" now' in err  # the command's own flag, named by position
+    assert err.index("preset.lr") < err.index("command[")
+
+
 def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
             "--n", "2", "--dry-run"]  # fmt: skip

@@ -76,7 +76,8 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     if changed:
         raise ValueError(
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
-            f"{'; '.join(changed[:6])}); use another --out, or delete it to start again"
+            f"{'; '.join(changed[:6])}); use another --out, or delete it to start again "
+            "(--eval-only evaluates its checkpoints again, on the --eval-env given)"
         )
 
 
@@ -119,20 +120,54 @@ def saved_results(out: Path) -> list[str]:
     return found + sorted(p.name for p in out.glob("checkpoint-*"))
 
 
+_ABSENT = object()
+
+NOT_THE_RUNS_IDENTITY = frozenset({"eval_envs"})
+"""Config keys a rerun may change: which envs pick the best checkpoint (evaluated after
+training, as ``--eval-only`` does) changes nothing the trainer does."""
+
+DERIVED_KEYS = ("command",)
+"""Config keys made from the others (the trainer's argv): named after them, so that a changed
+option is named before the command it changes."""
+
+
 def config_differences(stored: Any, config: Any, where: str = "") -> list[str]:
-    """Where two run configs differ, as ``key.sub: old -> new`` (nested keys named)."""
+    """Where two run configs differ, as ``key.sub: old there, new now`` (nested keys and list
+    positions named: ``command[12]: "1e-06" there, "2e-06" now``)."""
     if isinstance(stored, dict) and isinstance(config, dict):
+        keys = sorted({*stored, *config}, key=lambda k: (k in DERIVED_KEYS, k))
         return [
             difference
-            for key in sorted({*stored, *config})
+            for key in keys
+            if not (key in NOT_THE_RUNS_IDENTITY and not where)
             for difference in config_differences(
-                stored.get(key), config.get(key), f"{where}.{key}" if where else key
+                stored.get(key, _ABSENT),
+                config.get(key, _ABSENT),
+                f"{where}.{key}" if where else key,
             )
         ]
+    if isinstance(stored, list) and isinstance(config, list) and stored != config:
+        if len(stored) == len(config):
+            return [
+                difference
+                for i, (old, new) in enumerate(zip(stored, config, strict=True))
+                for difference in config_differences(old, new, f"{where}[{i}]")
+            ]
+        first = next(
+            (i for i, (a, b) in enumerate(zip(stored, config, strict=False)) if a != b),
+            min(len(stored), len(config)),
+        )
+        stored, config, where = stored[first:], config[first:], f"{where}[{first}:]"
     if stored == config:
         return []
-    shown = [json.dumps(v)[:60] for v in (stored, config)]
-    return [f"{where or 'the config'}: {shown[0]} there, {shown[1]} now"]
+    return [f"{where or 'the config'}: {_shown(stored)} there, {_shown(config)} now"]
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT:
+        return "not set"
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def is_finished(out: Path) -> bool:
@@ -257,9 +292,7 @@ def check_envs(
 
     if eval_split is not None and eval_split not in SPLITS:
         # the evaluation after training refuses it: refuse it now, not after hours of training
-        raise ExportError(
-            f"--eval-split must be one of {', '.join(SPLITS)}, got {eval_split!r}"
-        )
+        raise ExportError(f"--eval-split must be one of {', '.join(SPLITS)}, got {eval_split!r}")
     for env_id in eval_envs:
         try:  # made as tomgym.eval will make it (a held-out split where the asked one is missing)
             eval_env, _ = open_env(env_id, {}, eval_split)
