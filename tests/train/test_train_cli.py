@@ -456,6 +456,21 @@ def test_a_changed_rerun_names_the_option_and_may_change_the_eval_envs(
     assert err.index("preset.lr") < err.index("command[")
 
 
+@pytest.mark.parametrize("backend", ["trl", "openrlhf"])
+def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    """--model ./no_such_model passed the dry run; the real TRL run then failed on the hub's
+    "Repo id must use alphanumeric chars"."""
+    base = ["train", "--backend", backend, "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
+            "--gpus", "1", "--out", str(tmp_path / "run"), "--dry-run", "--model"]  # fmt: skip
+    assert run([*base, str(tmp_path / "no_such_model")]) == 2
+    assert "no such directory" in capsys.readouterr().err
+    (tmp_path / "weights.bin").write_text("x")
+    assert run([*base, str(tmp_path / "weights.bin")]) == 2
+    assert "is a file: give the model's directory" in capsys.readouterr().err
+
+
 def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
             "--n", "2", "--dry-run"]  # fmt: skip

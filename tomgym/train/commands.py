@@ -135,9 +135,33 @@ def with_env_kwargs(config: dict[str, Any], env_kwargs: dict[str, Any]) -> dict[
 DEFAULT_ESTIMATOR: Literal["reinforce"] = "reinforce"
 
 
+def missing_local_model(model: str) -> str | None:
+    """Why ``--model`` cannot be the local model it names ("./no_such_model", a file), None
+    for a hub ID, ``smollm2`` or a directory that is there. A path is what starts with "/",
+    "." or "~" (a hub ID is ``org/name``)."""
+    path = Path(model).expanduser()
+    if not model.startswith(("/", ".", "~")):
+        return None
+    if not path.exists():
+        return (
+            f"--model {model}: no such directory (a local model is a directory holding its "
+            "config.json; a hub ID is written org/name)"
+        )
+    if not path.is_dir():
+        return f"--model {model} is a file: give the model's directory"
+    return None
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     args.train_env = unique_env_ids(args.train_env)  # one pass over each env's items
     args.eval_env = list(dict.fromkeys(args.eval_env))
+    # (with --address the run starts on a Ray cluster, whose machines hold its paths; and
+    # --eval-only evaluates the checkpoints in --out, not the model trained from)
+    skip = getattr(args, "address", None) or getattr(args, "eval_only", False)
+    problem = None if skip else missing_local_model(args.model)
+    if problem:
+        print(f"tomgym train: error: {problem}", file=sys.stderr)
+        return 2
     if args.backend == "trl" and not getattr(args, "eval_only", False):
         return _run_trl(args)
     try:
@@ -471,9 +495,7 @@ def add_commands(subparsers: Any) -> None:
         "--temperature", type=positive_float, help="rollout sampling temperature (above 0)"
     )
     overrides.add_argument("--epochs", type=positive_int)
-    overrides.add_argument(
-        "--reward", help="env reward preset (rlvr, tomrl, accuracy, lenient)"
-    )
+    overrides.add_argument("--reward", help="env reward preset (rlvr, tomrl, accuracy, lenient)")
     overrides.add_argument(
         "--kl",
         type=non_negative_float,
