@@ -689,6 +689,10 @@ def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) 
          "--kwarg vocab_split=test serves held-out items"),
         (["--train-env", "ToM-HiToM-O1-v0", "--eval-env", "ToM-HiToM-O1-v0", "--eval-agent",
           "hf", "--eval-split", "test"], "picks the best checkpoint on the test split"),
+        # (the whole of an env with splits holds its test split: it passed without a word)
+        (["--train-env", "ToM-HiToM-O1-v0", "--eval-env", "ToM-ExploreToM-v0", "--eval-agent",
+          "hf", "--eval-split", "all"],
+         "--eval-split all picks the best checkpoint on 300 test-split items of ToM-ExploreToM"),
     ]  # fmt: skip
     for extra, said in cases:
         assert run([*base, *extra]) == 0

@@ -225,6 +225,11 @@ def warn_held_out_training(
     notes = [f"--kwarg {n}" if n.endswith("serves held-out items") else n for n in notes]
     if eval_envs and eval_split == "test":
         notes.append("--eval-split test picks the best checkpoint on the test split")
+    elif eval_envs and eval_split == "all":  # the whole of an env with splits holds its test
+        from tomgym.train.export import test_items_served
+
+        served = [test_items_served(env_id, "all", {}) for env_id in eval_envs]
+        notes += [f"--eval-split all picks the best checkpoint on {s}" for s in served if s]
     if notes:
         print(
             f"tomgym train: warning: {'; '.join(notes)}: their scores stop measuring "
