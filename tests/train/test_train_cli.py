@@ -471,6 +471,28 @@ def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
     assert "is a file: give the model's directory" in capsys.readouterr().err
 
 
+def test_paper_2504_trains_with_grpo_as_tom_rl_did(capsys: pytest.CaptureFixture[str]) -> None:
+    """ToM-RL (arXiv 2504.01698) trained with GRPO; the paper-2504 preset ran REINFORCE++ and
+    --estimator offered no GRPO. OpenRLHF's group_norm is GRPO's advantage, and TRL's
+    scale_rewards="group" the same."""
+    base = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "8", "--gpus", "1",
+            "--dry-run"]  # fmt: skip
+    assert run([*base, "--preset", "paper-2504"]) == 0
+    assert "--algo.advantage.estimator group_norm" in capsys.readouterr().out
+    assert run([*base, "--preset", "paper-2504", "--estimator", "reinforce"]) == 0
+    assert "--algo.advantage.estimator reinforce " in capsys.readouterr().out
+    assert run(base) == 0  # paper-2507: REINFORCE++
+    assert "--algo.advantage.estimator reinforce " in capsys.readouterr().out
+    trl = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n",
+           "8", "--dry-run"]  # fmt: skip
+    assert run([*trl, "--preset", "paper-2504"]) == 0
+    assert json.loads(capsys.readouterr().out)["grpo"]["scale_rewards"] == "group"
+    assert run(trl) == 0
+    assert json.loads(capsys.readouterr().out)["grpo"]["scale_rewards"] == "batch"
+    assert run([*trl, "--estimator", "group_norm"]) == 0
+    assert json.loads(capsys.readouterr().out)["grpo"]["scale_rewards"] == "group"
+
+
 def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
             "--n", "2", "--dry-run"]  # fmt: skip
@@ -706,9 +728,7 @@ def test_training_on_held_out_data_is_named(capsys: pytest.CaptureFixture[str]) 
            "--n", "16", "--dry-run"]  # fmt: skip
     assert run([*trl, "--gpus", "8", "--estimator", "reinforce"]) == 0
     captured = capsys.readouterr()
-    assert "--estimator, --gpus are OpenRLHF options; the trl backend ignores them" in (
-        captured.err
-    )
+    assert "--gpus are OpenRLHF options; the trl backend ignores them" in captured.err
     grpo = json.loads(captured.out)["grpo"]
     assert grpo["save_strategy"] == "steps" and grpo["save_steps"] == 2  # 16 rows, batches of 8
     assert run([*trl, "--max-prompt-tokens", "2000"]) == 0  # TRL cuts no prompt (review)

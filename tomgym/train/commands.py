@@ -12,7 +12,7 @@ import sys
 import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tomgym.cli_args import (
     add_pairs_option,
@@ -36,6 +36,7 @@ from tomgym.train.openrlhf_cmd import (
     Preset,
     build_command,
     detect_gpus,
+    preset_estimator,
 )
 from tomgym.train.run_checks import (
     FINISHED_NOTE,
@@ -130,9 +131,6 @@ def with_env_kwargs(config: dict[str, Any], env_kwargs: dict[str, Any]) -> dict[
     --kwarg existed, so rerunning one still resumes it)."""
     extra = {k: v for k, v in env_kwargs.items() if k != "reward"}
     return {**config, "env_kwargs": extra} if extra else config
-
-
-DEFAULT_ESTIMATOR: Literal["reinforce"] = "reinforce"
 
 
 def missing_local_model(model: str) -> str | None:
@@ -232,7 +230,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         out,
         preset,
         layout,
-        estimator=args.estimator or DEFAULT_ESTIMATOR,
+        estimator=args.estimator or preset_estimator(preset),
         save_steps=save_steps,
         ray_address=args.address,
         python=args.python or sys.executable,
@@ -244,7 +242,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
         "split": args.split,
         "n": args.n,
         "preset": asdict(preset),
-        "estimator": args.estimator or DEFAULT_ESTIMATOR,
+        "estimator": args.estimator or preset_estimator(preset),
         "gpus": asdict(layout),
         "command": command,
     }
@@ -450,10 +448,11 @@ def add_commands(subparsers: Any) -> None:
     )
     p.add_argument(
         "--estimator",
-        choices=("reinforce", "reinforce_baseline"),
+        choices=("reinforce", "reinforce_baseline", "group_norm"),
         default=None,
-        help="OpenRLHF advantage estimator (default: reinforce, i.e. REINFORCE++; the trl "
-        "backend is always the group-baseline variant)",
+        help="advantage estimator (default: the preset's: reinforce, i.e. REINFORCE++, for "
+        "paper-2507 and custom; group_norm, i.e. GRPO, for paper-2504); on the trl backend, "
+        "group_norm normalises rewards per group and the others over the batch",
     )
     p.add_argument("--gpus", type=positive_int, help="GPUs to use (default: all CUDA devices here)")
     p.add_argument("--vllm-tp", type=positive_int, help="vLLM tensor parallel size (default 1)")

@@ -9,7 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-Estimator = Literal["reinforce", "reinforce_baseline"]
+Estimator = Literal["reinforce", "reinforce_baseline", "group_norm"]
+GROUP_ESTIMATORS = ("reinforce_baseline", "group_norm")
+"""Estimators with a per-prompt baseline: they need more than one rollout per prompt."""
 ENTRY_MODULE = "openrlhf.cli.train_ppo_ray"
 AGENT_FILE = Path(__file__).with_name("openrlhf_agent.py")
 
@@ -66,6 +68,16 @@ PRESETS: dict[str, Preset] = {
 }
 PRESETS["custom"] = replace(PRESETS["paper-2507"], name="custom")
 
+PRESET_ESTIMATORS: dict[str, Estimator] = {"paper-2504": "group_norm"}
+"""The advantage estimator of a preset's paper where it is not REINFORCE++ (``reinforce``):
+ToM-RL trained with GRPO, OpenRLHF's ``group_norm`` (rewards normalised within each prompt's
+group of rollouts). Kept apart from :class:`Preset`, whose fields a run directory records."""
+
+
+def preset_estimator(preset: Preset) -> Estimator:
+    """The estimator a preset trains with unless ``--estimator`` says otherwise."""
+    return PRESET_ESTIMATORS.get(preset.name, "reinforce")
+
 
 ROLLOUT_MICRO_BATCH = 2
 """``--rollout.micro_batch_size``: sequences per rollout forward pass."""
@@ -116,8 +128,8 @@ def build_command(
     extra: tuple[str, ...] = (),
 ) -> list[str]:
     """The argv of an OpenRLHF REINFORCE++ run on ``dataset`` (an ``openrlhf`` export)."""
-    if estimator == "reinforce_baseline" and preset.rollouts_per_prompt < 2:
-        raise ValueError("reinforce_baseline needs more than one rollout per prompt")
+    if estimator in GROUP_ESTIMATORS and preset.rollouts_per_prompt < 2:
+        raise ValueError(f"{estimator} needs more than one rollout per prompt")
     # Two of OpenRLHF's own start-up refusals, said before a cluster is booked for them.
     if any(mark in str(dataset) for mark in ",@"):
         raise ValueError(

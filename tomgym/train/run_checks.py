@@ -184,7 +184,6 @@ FINISHED_NOTE = (
 
 
 OPENRLHF_ONLY = {
-    "estimator": "--estimator",
     "gpus": "--gpus",
     "vllm_tp": "--vllm-tp",
     "address": "--address",
@@ -200,8 +199,7 @@ def warn_openrlhf_only(args: argparse.Namespace) -> None:
     if given:
         print(
             f"tomgym train: warning: {', '.join(given)} are OpenRLHF options; the trl backend "
-            "ignores them (it trains here, on this machine's devices, with TRL's group-mean "
-            "baseline: REINFORCE++-baseline)",
+            "ignores them (it trains here, on this machine's devices)",
             file=sys.stderr,
         )
 

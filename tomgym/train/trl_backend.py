@@ -27,6 +27,7 @@ from tomgym.train.export import (
     check_trainable,
     open_export_env,
 )
+from tomgym.train.openrlhf_cmd import preset_estimator
 from tomgym.train.run_checks import (
     FINISHED_NOTE,
     check_envs,
@@ -61,12 +62,15 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
     """GRPOConfig keyword arguments from the CLI's preset and overrides.
 
     ``scale_rewards="batch"`` divides by the reward std of the whole batch, as REINFORCE++ does;
-    TRL always subtracts the group mean first, so this is REINFORCE++-baseline whatever
-    ``--estimator`` says (the loop in ``tomgym.train.cpu_loop`` has the plain variant).
+    TRL always subtracts the group mean first, so this is REINFORCE++-baseline for
+    ``reinforce`` and ``reinforce_baseline`` alike (the loop in ``tomgym.train.cpu_loop`` has
+    the plain variant). ``group_norm`` (GRPO, paper-2504's) divides by each group's std
+    (``scale_rewards="group"``), as OpenRLHF's estimator of that name does.
     The preset's KL coefficient is TRL's ``beta``: the same weight as on OpenRLHF, but TRL
     always applies it as a loss term (k3), where paper-2507 on OpenRLHF puts it in the reward.
     """
     preset = preset_from_args(args)
+    estimator = getattr(args, "estimator", None) or preset_estimator(preset)
     completions = preset.prompts_per_batch * preset.rollouts_per_prompt
     micro = micro_batch(completions)
     settings: dict[str, Any] = {
@@ -81,7 +85,7 @@ def grpo_settings(args: argparse.Namespace) -> dict[str, Any]:
         "top_p": preset.top_p,
         "num_train_epochs": preset.episodes,
         "max_completion_length": preset.response_max_tokens,
-        "scale_rewards": "batch",
+        "scale_rewards": "group" if estimator == "group_norm" else "batch",
         "beta": preset.kl_coef or 0.0,
         "logging_steps": 1,
         "report_to": [],
