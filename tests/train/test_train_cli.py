@@ -493,6 +493,39 @@ def test_paper_2504_trains_with_grpo_as_tom_rl_did(capsys: pytest.CaptureFixture
     assert json.loads(capsys.readouterr().out)["grpo"]["scale_rewards"] == "group"
 
 
+def test_a_trl_run_cut_after_its_last_step_is_finished_not_trained_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TRL run interrupted after saving its last checkpoint but before final/ was resumed
+    from it and trained a step past --max-steps (at learning rate 0), then evaluated that too.
+    The checkpoint stands for one a Trainer writes (model files beside the training state)."""
+    from tomgym.train import trl_backend
+    from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
+
+    out = tmp_path / "run"
+    argv = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+            "--n", "2", "--batch", "1", "--rollouts", "2", "--max-steps", "1",
+            "--out", str(out)]  # fmt: skip
+    made: list[dict[str, Any]] = []  # the config the run writes, as the command makes it
+    monkeypatch.setattr(trl_backend, "check_run_dir", lambda _, config: made.append(config))
+    assert run([*argv, "--dry-run"]) == 0
+    monkeypatch.setattr(trl_backend, "check_run_dir", check_run_dir)
+    last = out / "checkpoint-1"
+    last.mkdir(parents=True)
+    (out / RUN_CONFIG).write_text(json.dumps(made[0]))
+    for name, text in [("config.json", "{}"), ("model.safetensors", "weights"),
+                       ("optimizer.pt", "adam"), ("rng_state.pth", "rng"),
+                       ("trainer_state.json", '{"global_step": 1, "max_steps": 1}')]:  # fmt: skip
+        (last / name).write_text(text)
+    capsys.readouterr()
+    assert run(argv) == 0  # with the model "m", which training would have had to load
+    assert "checkpoint-1 is the run's last step: saved" in capsys.readouterr().out
+    assert sorted(p.name for p in (out / "final").iterdir()) == ["config.json", "model.safetensors"]
+    assert not (out / "checkpoint-2").exists()
+    assert run(argv) == 0
+    assert "is finished" in capsys.readouterr().err
+
+
 def test_trl_dry_run_checks_what_the_real_run_needs(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
             "--n", "2", "--dry-run"]  # fmt: skip

@@ -51,6 +51,39 @@ def incomplete_checkpoints(run_dir: Path) -> list[Path]:
     )
 
 
+def reached_max_steps(checkpoint: Path) -> bool:
+    """Whether a Trainer's ``checkpoint-N`` is the run's last step (its trainer state's
+    ``global_step`` at its ``max_steps``): resuming from it would train past the end (TRL did,
+    a step at learning rate 0, when a run was interrupted before saving ``final/``)."""
+    try:
+        state = json.loads((checkpoint / TRAINER_STATE).read_text(encoding="utf-8"))
+        step, end = int(state["global_step"]), int(state["max_steps"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return end > 0 and step >= end
+
+
+TRAINING_STATE_FILES = (
+    "optimizer.pt",
+    "scheduler.pt",
+    "rng_state*.pth",
+    "scaler.pt",
+    TRAINER_STATE,
+)
+"""What a Trainer's ``checkpoint-N`` holds beside the model ``save_model`` writes."""
+
+
+def final_from_checkpoint(checkpoint: Path, final: Path) -> None:
+    """Write ``final`` as the model of ``checkpoint`` (its files less the optimizer and trainer
+    state), through a temporary directory so that an interruption leaves no partial final."""
+    import shutil
+
+    partial = final.with_name(final.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(checkpoint, partial, ignore=shutil.ignore_patterns(*TRAINING_STATE_FILES))
+    partial.rename(final)
+
+
 def last_trainer_checkpoint(run_dir: Path) -> Path | None:
     """The last complete ``checkpoint-N`` to resume a Trainer run from (None: start over)."""
     complete = [p for p in run_dir.glob("checkpoint-*") if is_hf_checkpoint(p)]

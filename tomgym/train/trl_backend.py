@@ -11,8 +11,10 @@ from typing import Any, NamedTuple
 
 from tomgym.train.checkpoints import (
     TRAINER_STATE,
+    final_from_checkpoint,
     incomplete_checkpoints,
     last_trainer_checkpoint,
+    reached_max_steps,
 )
 from tomgym.train.commands import (
     check_eval_agent,
@@ -204,6 +206,14 @@ def _train_trl(
         if not getattr(args, "eval_env", None):
             return 0
         return evaluate_run(args, out, preset_from_args(args))
+    last = last_trainer_checkpoint(out) if out.is_dir() else None
+    if last is not None and reached_max_steps(last):
+        # interrupted after its last checkpoint but before final/: nothing left to train
+        final_from_checkpoint(last, out / "final")
+        print(f"{last.name} is the run's last step: saved {out / 'final'} from it")
+        if getattr(args, "eval_env", None):
+            return evaluate_run(args, out, preset_from_args(args))
+        return 0
     try:
         import trl
     except ImportError:
