@@ -72,6 +72,18 @@ def test_export_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 4 and '"reward":"tomrl"' in rows[0]["label"]
+    assert f"wrote 4 rows to {out}" in capsys.readouterr().out
+
+
+def test_an_export_short_of_n_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--split val --n 5000 wrote ExploreToM's 300 val rows with a bare "wrote FILE"."""
+    out = tmp_path / "val.parquet"
+    argv = ["export", "--env", "ToM-ExploreToM-v0", "--split", "val", "--n", "5000",
+            "--format", "verl", "--out", str(out)]  # fmt: skip
+    assert run(argv) == 0
+    said = capsys.readouterr().out
+    assert "wrote 300 rows to" in said
+    assert "fewer than --n 5000 asked: the env(s) hold no more in split 'val'" in said
 
 
 def test_export_refuses_eval_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

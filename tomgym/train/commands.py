@@ -77,8 +77,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {path}")
+    rows = exported_rows(Path(path))
+    wanted = args.n * len(unique_env_ids(args.env)) if args.n else None
+    short = (
+        f" (fewer than --n {args.n} asked: the env(s) hold no more in split {args.split!r})"
+        if wanted is not None and rows < wanted
+        else ""
+    )
+    print(f"wrote {rows} rows to {path}{short}")
     return 0
+
+
+def exported_rows(path: Path) -> int:
+    """Rows in an exported file: JSONL lines, or a parquet file's row count."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    with path.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())
 
 
 def preset_from_args(args: argparse.Namespace) -> Preset:
