@@ -319,8 +319,10 @@ def test_an_empty_out_is_refused(command: str, capsys: pytest.CaptureFixture[str
 
 @pytest.mark.parametrize(
     ("pairs", "said"),
-    [(["noise=0.1", "noise=0.3"], "--kwarg noise is given twice"), (["=3"], "(no key)")],
-)
+    [(["noise=0.1", "noise=0.3"], "--kwarg noise is given twice"), (["=3"], "(no key)"),
+     # (training red team: "got '1,2' (str)" with no word of how a list is written)
+     (["orders=1,2"], "on the command line a list is written in brackets: --kwarg orders=[1,2]")],
+)  # fmt: skip
 def test_a_repeated_or_keyless_kwarg_is_refused(
     pairs: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -78,9 +78,15 @@ def _one_line(exc: ValueError | TypeError) -> str:
 
 
 def argument_error(where: str, name: str, value: Any, expected: str) -> EnvArgumentError:
-    """``<env>: <name> must be <expected>, got <value> (<type>)``."""
+    """``<env>: <name> must be <expected>, got <value> (<type>)``; for a string of commas
+    ("1,2", as ``--kwarg orders=1,2`` gives), how a list is written there."""
+    hint = (
+        f" (on the command line a list is written in brackets: --kwarg {name}=[{value}])"
+        if isinstance(value, str) and "," in value and not value.lstrip().startswith("[")
+        else ""
+    )
     return EnvArgumentError(
-        f"{where}: {name} must be {expected}, got {value!r} ({type(value).__name__})"
+        f"{where}: {name} must be {expected}, got {value!r} ({type(value).__name__}){hint}"
     )
 
 
