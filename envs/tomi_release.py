@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.audit import agreeing_items
-from tomgym.data import release_items, require_file
+from tomgym.data import damaged, release_items, require_file
 from tomgym.env import ToMEnv, argument_error, check_bool, check_choice
-from tomgym.items import ItemError, ToMItem
+from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, list_source
 
@@ -60,14 +60,14 @@ def _questions(txt: Path) -> Iterator[tuple[int, list[str], str, str]]:
             continue
         num_text, _, rest = raw.partition(" ")
         if not num_text.isdigit():
-            raise ItemError(f"{txt} line {lineno}: no line number at the start: {raw[:60]!r}")
+            raise damaged(txt, f"line {lineno} has no line number at its start: {raw[:60]!r}")
         if int(num_text) <= last:
             story = []
         last = int(num_text)
         if "\t" in rest:
             parts = rest.split("\t")
             if len(parts) < 2:
-                raise ItemError(f"{txt} line {lineno}: a question line needs question<TAB>answer")
+                raise damaged(txt, f"line {lineno}: a question line needs question<TAB>answer")
             yield lineno, list(story), parts[0].strip(), parts[1].strip()
         else:
             story.append(raw.strip())
@@ -80,8 +80,9 @@ def load_tomi(
     questions = list(_questions(txt))
     traces = [t for t in trace.read_text(encoding="utf-8").splitlines() if t.strip()]
     if len(traces) != len(questions):
-        raise ItemError(
-            f"{trace}: {len(traces)} trace lines for {len(questions)} questions in {txt}"
+        raise damaged(
+            txt,
+            f"and {trace.name} disagree ({len(questions)} questions, {len(traces)} trace lines)",
         )
     story_ids: dict[str, int] = {}
 
@@ -89,11 +90,11 @@ def load_tomi(
         lineno, lines, question, answer = questions[number]
         fields = traces[number].split(",")
         if len(fields) < 3:
-            raise ValueError(f"trace line {number + 1} has fewer than 3 fields")
+            raise damaged(trace, f"line {number + 1} has fewer than 3 fields")
         qtype, tom = parse_question_type(fields[-2])
         story_type = fields[-1]
         if story_type not in ("true_belief", "false_belief", "second_order_false_belief"):
-            raise ValueError(f"unknown story type {story_type!r} on trace line {number + 1}")
+            raise damaged(trace, f"line {number + 1} names an unknown story type {story_type!r}")
         story = "\n".join(lines)
         story_id = story_ids.setdefault(story, len(story_ids))
         return {

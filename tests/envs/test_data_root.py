@@ -134,3 +134,30 @@ def test_a_damaged_release_file_is_named_with_what_to_do(
     assert str(tmp_path / relpath) in message and said in message
     assert "tomgym data status" in message
     assert isinstance(info.value, MissingDataError)  # --skip-missing leaves it out too
+
+
+@pytest.mark.parametrize("kept_lines", [1000, 0])
+def test_a_truncated_tomi_split_is_damaged_and_eval_never_serves_another(
+    tmp_path: Path, data_root: Path, kept_lines: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Eval red team: a truncated (or empty) ToMi val.txt raised a plain ItemError, which the
+    eval took for "no such split": `eval --split val` scored train items and exited 0."""
+    import tomgym
+    from tomgym.cli import main
+    from tomgym.data import DamagedDataError
+
+    source, copy = data_root / "tomi" / "clever_hans", tmp_path / "tomi" / "clever_hans"
+    copy.mkdir(parents=True)
+    for name in ("train.txt", "train.trace", "val.trace"):
+        (copy / name).write_bytes((source / name).read_bytes())
+    val = (source / "val.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (copy / "val.txt").write_text("".join(val[:kept_lines]), encoding="utf-8")
+    set_data_root(tmp_path)
+    with pytest.raises(DamagedDataError, match="val.txt and val.trace disagree"):
+        tomgym.make("ToM-ToMi-Original-v0", split="val")
+    out = tmp_path / "run"
+    argv = ["eval", "--agent", "random", "--env", "ToM-ToMi-Original-v0", "--split", "val",
+            "--n", "3", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    assert "val.txt and val.trace disagree" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists()

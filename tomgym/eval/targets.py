@@ -12,7 +12,7 @@ from typing import Any
 
 from tomgym.env import EnvArgumentError, HeldOutRedefinedWarning, ToMEnv
 from tomgym.eval.store import NEUTRAL_KWARGS, EnvPlan, ItemOrder, planned_indices
-from tomgym.items import ToMItem
+from tomgym.items import ItemError, ToMItem
 from tomgym.registry import ToMEnvSpec, get_spec
 from tomgym.sources import ListSource
 
@@ -96,6 +96,8 @@ def _open_env(
         except EnvArgumentError as exc:  # a bad value (it is a TypeError too): try the next
             refusals.append(str(exc))
             continue
+        except ItemError:  # the split's items are damaged, not absent: never another split
+            raise
         except TypeError as exc:
             refusals.append(f"it takes no split: {exc}")
             break
