@@ -128,6 +128,28 @@ def test_oracle_on_the_other_familys_file_says_so(
     assert "is the file tomi's? (--family tomi)" in capsys.readouterr().err
 
 
+def test_oracle_refuses_a_mode_its_family_lacks_and_an_empty_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Eval red team: `--mode release` on Hi-ToM gave "agreement: 0.0000 (0/600)" and exit 0
+    (the reason only in each disagreement record); an empty file "0.0000 (0/0)"; one unread
+    story among four was counted a disagreement without a word."""
+    items = tomgym.load_items("ToM-HiToM-v0", n=4)
+    path = tmp_path / "items.jsonl"
+    lines = [{"story": i.story, "question": i.question, "answer": i.answer} for i in items]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["oracle", str(path), "--mode", "release"]) == 2
+    assert "--family hitom has the mode(s) rules, not --mode release" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["oracle", str(empty)]) == 2
+    assert "holds no lines to check" in capsys.readouterr().err
+    lines[1]["question"] = "What colour is the sky?"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["oracle", str(path)]) == 0
+    assert "note: 1 of 4 stories or questions could not be read" in capsys.readouterr().err
+
+
 @pytest.fixture
 def data_root_reset() -> Iterator[None]:
     yield

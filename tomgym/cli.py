@@ -158,6 +158,11 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     out = Path(args.out) if args.out else path.with_suffix(".disagreements.jsonl")
+    modes = tomgym.SOLVE_MODES.get(args.family, ())
+    if args.mode not in modes:  # refused up front, not once per line as a disagreement
+        raise ValueError(
+            f"--family {args.family} has the mode(s) {', '.join(modes)}, not --mode {args.mode}"
+        )
     records, problems = [], []
     with path.open(encoding="utf-8") as src:
         for line_no, line in enumerate(src, 1):
@@ -184,6 +189,8 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             f"{path}: the oracle reads JSON lines, each an object with story, question and "
             f"answer: {shown}"
         )
+    if not records:
+        raise ValueError(f"{path} holds no lines to check (one JSON object per line)")
     if out.exists():
         print(f"tomgym oracle: note: replacing {out}", file=sys.stderr)
     n = agree = unparsed = 0
@@ -221,6 +228,12 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         print(
             f"note: the {args.family} parser could not read {unparsed} of {n} stories or "
             f"questions: is the file {other}'s? (--family {other})",
+            file=sys.stderr,
+        )
+    elif unparsed:
+        print(
+            f"note: {unparsed} of {n} stories or questions could not be read (their reasons "
+            f"are in {out}, under 'error')",
             file=sys.stderr,
         )
     return 0
