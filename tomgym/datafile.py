@@ -22,7 +22,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from tomgym.answers import phrase_of, split_names
-from tomgym.items import ItemError, ToMItem, default_answer_type, describe_error
+from tomgym.items import (
+    ItemError,
+    ToMItem,
+    default_answer_type,
+    describe_error,
+    gold_as_its_candidate,
+)
 from tomgym.registry import ToMEnvSpec, Usage, register_tom_env
 
 FIELDS = (
@@ -417,12 +423,9 @@ def _fields(
         word = str(answer).strip().lower()
         if not any(phrase_of(c) == (word,) for c in candidates):
             fields["answer"] = answer = "yes" if word == "true" else "no"
-    if isinstance(answer, str) and candidates and answer not in candidates:
-        # "Box" or "the box" for the candidate "box" (the judge reads them as one answer):
-        # the gold is that candidate as written, as a choice's gold must be
-        same = [c for c in candidates if phrase_of(c) == phrase_of(answer)]
-        if len(same) == 1:
-            fields["answer"] = same[0]
+    # "Box" or "the box" for the candidate "box" (the judge reads them as one answer): the
+    # gold is that candidate as written, as a choice's gold must be (as for a Python record)
+    gold_as_its_candidate(fields)
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
         # A CSV cell holds the names joined: by the list separator or as a judge reads a list.
         fields["answer"] = [

@@ -248,7 +248,7 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
 
     A mapping without ``answer_type`` gets :func:`default_answer_type` (as a data file's rows
     do), not the model's ``choice``; an optional field given as None is left out; the answer is
-    read with the candidates as a data file's is (:func:`_gold_as_its_candidate`).
+    read with the candidates as a data file's is (:func:`gold_as_its_candidate`).
     """
     if isinstance(record, ToMItem):
         return record
@@ -259,7 +259,7 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
     # None for an optional field means absent, as a data file's null does (order keeps None:
     # it is that field's own "not applicable").
     fields = {k: v for k, v in record.items() if v is not None or k not in _NONE_MEANS_DEFAULT}
-    _gold_as_its_candidate(fields)
+    gold_as_its_candidate(fields)
     fields.setdefault("answer_type", default_answer_type(fields))
     typed = _mistyped(fields)
     if typed:
@@ -277,7 +277,7 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
 
 
-def _gold_as_its_candidate(fields: dict[str, Any]) -> None:
+def gold_as_its_candidate(fields: dict[str, Any]) -> None:
     """A record's gold as a data file's row would have it: a bool is yes or no (as a JSON
     true is), unless a candidate reads as the word itself (candidates "True" and "False": the
     gold is that one); a gold written otherwise than one candidate ("Box", "the box" for "box")
