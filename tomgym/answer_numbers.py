@@ -45,11 +45,9 @@ def numbers_said(answer: str) -> list[Decimal]:
 
 
 def written_as_gold(answer: str, gold: str) -> str:
-    """The answer with each number of the gold's value written as the gold writes it ("2.0",
-    "1000" or "minus 1" become "2", "1,000" or "-1"), for the word reading: the same value in
-    other digits is the same answer, while "not 2.0" still denies it."""
-    value = number_value(gold)
-    if value is None:
-        return answer
+    """An answer whose numbers all have the gold's value (:func:`numbers_said`), each written as
+    the gold writes it ("2.0", "1000" or "minus 1" become "2", "1,000" or "-1"), for the word
+    reading: the same value in other digits is the same answer, while "not 2.0" still denies
+    it."""
     as_gold = gold.strip()
-    return _NUMBER.sub(lambda m: as_gold if _value(m) == value else m[0], _folded(answer))
+    return _NUMBER.sub(lambda _: as_gold, _folded(answer))
