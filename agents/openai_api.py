@@ -11,11 +11,11 @@ import json
 import os
 import random
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.client import HTTPException, InvalidURL
 from typing import Any
@@ -123,8 +123,7 @@ class OpenAIAgent:
         if not episodes:
             return []
         replies = self._replies
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(episodes))) as pool:
-            responses = list(pool.map(self.answer, episodes))
+        responses = self.answer_all(episodes)
         if self._replies == replies and all(r.failed for r in responses):
             raise ServerUnreachableError(
                 f"{self.base_url} gave no reply to any of {len(responses)} requests ("
@@ -134,19 +133,63 @@ class OpenAIAgent:
             )
         return responses
 
-    def answer(self, episode: Episode) -> Response:
+    def answer_all(self, episodes: Sequence[Episode]) -> list[Response]:
+        """Each episode answered on one of at most ``concurrency`` daemon threads, in order.
+
+        An interrupt (Ctrl-C) while they work stops every retry at once, and the requests in
+        flight die with the process. A thread pool's workers are joined at exit instead, so a
+        hung server kept an interrupted run alive through every timeout and retry left."""
+        responses: list[Response | None] = [None] * len(episodes)
+        errors: list[BaseException] = []
+        stop = threading.Event()
+        todo = iter(range(len(episodes)))
+        lock = threading.Lock()
+
+        def work() -> None:
+            while not stop.is_set():
+                with lock:
+                    index = next(todo, None)
+                if index is None:
+                    return
+                try:
+                    responses[index] = self.answer(episodes[index], stop)
+                except BaseException as exc:  # re-raised in the caller's thread
+                    errors.append(exc)
+                    stop.set()
+
+        workers = [
+            threading.Thread(target=work, name=f"openai-agent-{i}", daemon=True)
+            for i in range(min(self.concurrency, len(episodes)))
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            for worker in workers:
+                worker.join()
+        except BaseException:
+            stop.set()
+            raise
+        if errors:
+            raise errors[0]
+        answered = [response for response in responses if response is not None]
+        assert len(answered) == len(episodes)  # every worker ran until the queue was empty
+        return answered
+
+    def answer(self, episode: Episode, stop: threading.Event | None = None) -> Response:
         """One episode: the request, retried; a request that keeps failing is a failed Response.
 
         A prompt that fits the model's context while the token budget does not is asked again
-        at once with the room the server reports: that request is not one of the retries."""
+        at once with the room the server reports: that request is not one of the retries.
+        Once ``stop`` is set, no further request is sent and no backoff waited out."""
         start = time.perf_counter()
+        stop = stop or threading.Event()
         error, error_retry_after = "", None
         max_tokens: int | None = None  # lowered when the prompt fits but the budget does not
         attempt = requests = 0  # attempt: requests that count against max_retries
         wait = False
-        while attempt <= self.max_retries:
-            if wait:
-                time.sleep(self.backoff(attempt, error_retry_after))
+        while attempt <= self.max_retries and not stop.is_set():
+            if wait and stop.wait(self.backoff(attempt, error_retry_after)):
+                break
             requests += 1
             try:
                 reply = self.request(episode, max_tokens)

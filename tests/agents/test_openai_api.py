@@ -374,3 +374,50 @@ def test_the_lowered_budget_is_not_one_of_the_retries_and_a_cut_reply_is_retried
     agent = make_agent(f"openai:m@{base}", **{**FAST, "max_retries": 0})
     (failed,) = agent.act([episode("always-500")])
     assert failed.failed and "HTTP 500" in (failed.error or "")
+
+
+def test_ctrl_c_against_a_hung_server_exits_at_once(tmp_path: Path) -> None:
+    """Red team: against a server that accepted requests and never replied, Ctrl-C printed
+    "interrupted" and the process then lived on until every worker thread's request had timed
+    out and been retried (65 s with timeout=10; minutes with the defaults)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    release = threading.Event()
+    arrived = threading.Event()
+
+    class Hang(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            arrived.set()
+            release.wait(120)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Hang)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}).start()
+    code = "import sys; from tomgym.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", code, "eval", "--agent",
+            f"openai:m@http://127.0.0.1:{httpd.server_address[1]}/v1", "--env",
+            "ToM-HiToM-O1-v0", "--n", "4", "--out", str(tmp_path / "run"),
+            "--agent-option", "timeout=60", "--agent-option", "concurrency=4"]  # fmt: skip
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+    try:
+        assert arrived.wait(60), "the eval sent no request"
+        time.sleep(0.5)  # every worker is now inside its request
+        process.send_signal(signal.SIGINT)
+        try:
+            status = process.wait(timeout=20)  # the old code waited out the 60 s timeout
+        except subprocess.TimeoutExpired:
+            pytest.fail("the interrupted eval was still running 20 s after Ctrl-C")
+        assert status == 130
+        assert process.stderr is not None and "interrupted" in process.stderr.read()
+    finally:
+        process.kill()
+        release.set()
+        httpd.shutdown()
+        httpd.server_close()
