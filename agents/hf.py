@@ -281,7 +281,10 @@ def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
     """``smollm2`` or ``hf:<hub id or path>``; options: ``temperature``, ``top_p``,
     ``max_new_tokens``, ``seed``, ``batch_size``, ``device``, ``dtype``, ``num_threads`` (CPU),
     ``revision`` (a hub ID's branch, tag or commit: loaded at the commit it points to now)."""
-    require_hf()
+    torch, _ = require_hf()
+    device, dtype = checked_device(torch, options.get("device")), options.get("dtype")
+    if dtype is not None:
+        checked_dtype(torch, dtype)
     start = time.perf_counter()
     path, source = resolve_model(spec)
     revision = hub_revision(spec, source, options.get("revision"))
@@ -291,9 +294,44 @@ def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
         model_path=path,
         sampling=Sampling.from_options(options),
         source=source,
-        device=options.get("device"),
-        dtype=options.get("dtype"),
+        device=device,
+        dtype=dtype,
         num_threads=int(options["num_threads"]) if options.get("num_threads") else None,
         revision=revision,
         load_seconds=resolve_seconds,
     )
+
+
+def checked_device(torch: Any, device: Any) -> str | None:
+    """The ``device`` option, refused before the model loads when torch cannot parse it or this
+    machine lacks it (a CUDA device on a CPU build failed deep inside ``model.to``)."""
+    if device is None:
+        return None
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"hf agent option device={device!r} is not a torch device "
+            f"(cpu, cuda, cuda:1, mps): {exc}"
+        ) from None
+    count = {"cuda": torch.cuda.device_count, "mps": lambda: int(torch.backends.mps.is_available())}
+    if parsed.type in count:
+        available = count[parsed.type]()
+        if not available or (parsed.index is not None and parsed.index >= available):
+            raise ValueError(
+                f"hf agent option device={device!r}: this machine's torch sees "
+                f"{available} {parsed.type} device(s); use device=cpu, or leave device unset "
+                "to take the GPU when there is one"
+            )
+    return str(device)
+
+
+def checked_dtype(torch: Any, dtype: Any) -> None:
+    """The ``dtype`` option, refused before the model loads unless it names a torch
+    floating-point type (``float17`` was an AttributeError from inside the load)."""
+    value = getattr(torch, dtype, None) if isinstance(dtype, str) else None
+    if not isinstance(value, torch.dtype) or not value.is_floating_point:
+        raise ValueError(
+            f"hf agent option dtype={dtype!r} is not a torch floating-point type; "
+            "use float32, bfloat16 or float16"
+        )

@@ -156,3 +156,26 @@ def test_a_missing_local_model_path_is_named_not_sent_to_the_hub(tmp_path: Path)
         "HuggingFaceTB/SmolLM2-135M-Instruct",
         "hub",
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ("dtype=float17", "dtype='float17' is not a torch floating-point type"),
+        ("dtype=int8", "dtype='int8' is not a torch floating-point type"),
+        ("device=gpu", "device='gpu' is not a torch device"),
+        ("device=cuda:99", "this machine's torch sees"),
+    ],
+)
+def test_a_bad_device_or_dtype_is_one_line_before_the_model_loads(
+    option: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: dtype=float17 and device=cuda on a CPU machine were tracebacks from inside
+    the model load (AttributeError, AssertionError "Torch not compiled with CUDA enabled")."""
+    from tomgym.cli import main
+
+    argv = ["eval", "--agent", "smollm2", "--env", "ToM-HiToM-O1-v0", "--n", "1",
+            "--out", str(tmp_path / "run"), "--agent-option", option]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
