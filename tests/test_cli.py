@@ -70,10 +70,29 @@ def test_check_names_an_unknown_id_and_skips_an_uninstalled_release(
     assert "No ToM env is registered" in capsys.readouterr().err
     # named, it is not skipped but could not be checked: a failure, said as one (it printed
     # "skip ... 0 failed" and exited 1)
-    assert main(["check", "ToM-HiToM-O1-v0", "ToM-FANToM-v0", "--items", "2"]) == 1
+    # A missing file is a set-up mistake, status 2 as for every command (it was 1, as for an
+    # env that fails its checks)
+    assert main(["check", "ToM-HiToM-O1-v0", "ToM-FANToM-v0", "--items", "2"]) == 2
     out = capsys.readouterr().out
     assert "FAIL ToM-FANToM-v0: not checked: " in out and "fantom_v1.json" in out
     assert "1 passed, 1 failed" in out and "skipped" not in out
+
+
+def test_check_exits_1_when_an_env_fails_its_checks_even_beside_a_missing_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tomgym import checks
+
+    real = checks.check_tom_env
+
+    def broken(env_id: str, n_items: int = 20) -> checks.CheckReport:
+        if env_id == "ToM-HiToM-O1-v0":
+            raise RuntimeError("the gold answer scored 0")
+        return real(env_id, n_items=n_items)
+
+    monkeypatch.setattr(checks, "check_tom_env", broken)
+    assert main(["check", "ToM-HiToM-O1-v0", "ToM-FANToM-v0", "--items", "2"]) == 1
+    assert "FAIL ToM-HiToM-O1-v0: RuntimeError: the gold answer scored 0" in capsys.readouterr().out
 
 
 def test_show_takes_the_prompt_as_a_kwarg(capsys: pytest.CaptureFixture[str]) -> None:

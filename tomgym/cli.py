@@ -124,7 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for env_id in args.env_ids:
         tomgym.get_spec(env_id)  # an unknown ID is a usage error, named before any check runs
     ids = args.env_ids or [s.id for s in tomgym.list_envs()]
-    failed = skipped = 0
+    failed = skipped = unchecked = 0
     for env_id in ids:
         try:
             report = check_tom_env(env_id, n_items=args.items)
@@ -132,6 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             if args.env_ids:  # ... unless it was named: then it could not be checked
                 print(f"FAIL {env_id}: not checked: {exc.brief}")
                 failed += 1
+                unchecked += 1
             else:
                 print(f"skip {env_id}: {exc.brief}")  # `tomgym data status` says more
                 skipped += 1
@@ -150,7 +151,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         failed += not report.ok
     tail = f", {skipped} skipped (release not installed)" if skipped else ""
     print(f"{len(ids) - failed - skipped} passed, {failed} failed{tail}")
-    return 1 if failed else 0
+    # A named env whose data file is missing is a mistake in the set-up (status 2, as for
+    # every command); an env that failed its checks is a finding (status 1).
+    return 0 if not failed else 2 if failed == unchecked else 1
 
 
 def cmd_oracle(args: argparse.Namespace) -> int:
