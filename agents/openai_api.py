@@ -315,7 +315,7 @@ def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
         model=model,
         base_url=base_url,
         sampling=sampling,
-        api_key=os.environ.get(str(options.get("api_key_env", "OPENAI_API_KEY"))),
+        api_key=api_key(options),
         concurrency=int(_setting(options, "concurrency", 8, minimum=1, whole=True)),
         timeout=_setting(options, "timeout", 120.0, minimum=0.001),
         max_retries=int(_setting(options, "max_retries", 4, minimum=0, whole=True)),
@@ -323,6 +323,23 @@ def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
         backoff_max=_setting(options, "backoff_max", 30.0, minimum=0),
         _rng=random.Random(sampling.seed),
     )
+
+
+def api_key(options: dict[str, Any]) -> str | None:
+    """The key in the variable ``api_key_env`` names (default ``OPENAI_API_KEY``, which a local
+    server does without). A variable named on purpose must be set: unset, every request was
+    sent without a key and the run failed item by item on the server's 401."""
+    if "api_key_env" not in options:
+        return os.environ.get("OPENAI_API_KEY")
+    name = options["api_key_env"]
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"openai agent option api_key_env must name a variable, got {name!r}")
+    if name not in os.environ:
+        raise ValueError(
+            f"openai agent option api_key_env={name}: the environment variable {name} is not "
+            f"set (export {name}=... first, or leave the option out for a server without keys)"
+        )
+    return os.environ[name]
 
 
 def _setting(

@@ -316,6 +316,20 @@ def test_settings_are_checked_and_named(server: tuple[str, Script]) -> None:
         make_agent("openai:m@http://h/v1", max_retries=1.5)
 
 
+def test_a_key_variable_named_on_purpose_must_be_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team: api_key_env=MY_KEY with MY_KEY unset sent every request without a key, and
+    the run failed item by item on the server's 401."""
+    monkeypatch.delenv("MY_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="the environment variable MY_KEY is not set"):
+        make_agent("openai:m@http://h/v1", api_key_env="MY_KEY")
+    with pytest.raises(ValueError, match="api_key_env must name a variable"):
+        make_agent("openai:m@http://h/v1", api_key_env="")
+    assert make_agent("openai:m@http://h/v1").api_key is None  # a local server takes none
+    monkeypatch.setenv("MY_KEY", "sk-1")
+    assert make_agent("openai:m@http://h/v1", api_key_env="MY_KEY").api_key == "sk-1"
+
+
 def test_an_eval_passes_the_served_models_settings_on(
     server: tuple[str, Script], tmp_path: Path
 ) -> None:
