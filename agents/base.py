@@ -205,7 +205,12 @@ def agent_kind(spec: str) -> str:
 
 def agent_options(spec: str) -> tuple[str, ...]:
     """The options the spec's kind of agent takes besides the sampling ones."""
-    return _KIND_OPTIONS[agent_kind(spec)]
+    kind = agent_kind(spec)
+    if kind == "heuristic":  # only the heuristics fitted on items take fit_items
+        from tomgym.agents.baselines import heuristic_options
+
+        return heuristic_options(spec)
+    return _KIND_OPTIONS[kind]
 
 
 def check_agent_options(spec: str, options: dict[str, Any]) -> None:

@@ -337,6 +337,15 @@ HEURISTICS: dict[str, Callable[[], Guess]] = {
 }
 
 
+def heuristic_options(spec: str) -> tuple[str, ...]:
+    """The options ``heuristic:<name>`` takes: ``fit_items`` for a heuristic fitted on items
+    (``majority``, ``position``), none for the others (``fit_items`` given to
+    ``heuristic:reality`` was accepted and did nothing)."""
+    factory = HEURISTICS.get(spec.partition(":")[2].strip())
+    fitted = isinstance(factory, type) and issubclass(factory, FittedGuess)
+    return ("fit_items",) if fitted else ()
+
+
 @dataclass
 class BaselineAgent:
     """A shortcut policy: one guess per episode, wrapped in the think/answer format (after the

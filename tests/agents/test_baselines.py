@@ -294,3 +294,13 @@ def test_position_finds_the_named_place_that_holds_the_gold() -> None:
         assert guess(eps[1])[1] == "train"  # fitted on given items: no item left out
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_fit_items_is_refused_by_the_heuristics_that_fit_nothing() -> None:
+    """Red team: --agent-option fit_items=10 with heuristic:reality was accepted, recorded in
+    the run's options and ignored."""
+    with pytest.raises(ValueError, match="'heuristic:reality' takes no option 'fit_items'"):
+        make_agent("heuristic:reality", fit_items=10)
+    with pytest.raises(ValueError, match="'random' takes no option 'fit_items'"):
+        make_agent("random", fit_items=10)
+    assert make_agent("heuristic:position", fit_items=10).guess.fit_items == 10  # type: ignore[attr-defined]

@@ -199,6 +199,7 @@ def test_a_leaderboard_gives_each_agent_the_options_it_takes(tmp_path: Path) -> 
     given = {"timeout": 30, "fit_items": 20, "top_p": 0.9}
     assert options_taken("openai:m@http://h/v1", given) == {"timeout": 30, "top_p": 0.9}
     assert options_taken("heuristic:majority", given) == {"fit_items": 20, "top_p": 0.9}
+    assert options_taken("heuristic:reality", given) == {"top_p": 0.9}
     with pytest.raises(ValueError, match="no agent of random, oracle takes the option 'timeout'"):
         run_suite("quick", ["random", "oracle"], tmp_path, agent_options={"timeout": 30})
 
