@@ -225,6 +225,8 @@ def check_agent_options(spec: str, options: dict[str, Any]) -> None:
         )
 
 
+GENERATES_NOTHING = ("oracle", "random", "heuristic")
+"""Kinds of agent whose answers no temperature or token budget shapes."""
 BUILT_TO_CHECK = ("oracle", "random", "heuristic")
 """Kinds of agent that cost nothing to build: :func:`check_agent_spec` builds them."""
 

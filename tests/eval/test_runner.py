@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tomgym.agents.base import AgentUnavailableError
 
 from tests.eval.helpers import FirstCandidateAgent, ShortestStoryFirstAgent
 from tomgym.eval.runner import RunConflictError, evaluate
@@ -124,11 +125,27 @@ def test_results_without_metadata_are_not_resumed_by_any_agent(tmp_path: Path) -
 
 
 def test_a_conflict_names_the_sampling_setting_that_differs(tmp_path: Path) -> None:
-    evaluate("random", ENVS[:1], n=1, temperature=0, max_new_tokens=8, out=tmp_path, quiet=True)
+    served = "openai:m@http://127.0.0.1:9/v1"  # nothing listens: the run stops, its metadata kept
+    quick = {"max_retries": 0, "timeout": 1}
+    with pytest.raises(AgentUnavailableError):
+        evaluate(served, ENVS[:1], n=1, temperature=0, max_new_tokens=8, out=tmp_path,
+                 quiet=True, agent_options=quick)  # fmt: skip
     with pytest.raises(RunConflictError) as raised:
-        evaluate("random", ENVS[:1], n=1, max_new_tokens=9, out=tmp_path, quiet=True)
+        evaluate(served, ENVS[:1], n=1, max_new_tokens=9, out=tmp_path, quiet=True,
+                 agent_options=quick)  # fmt: skip
     assert "sampling max_new_tokens: 9 here, 8 in the directory" in str(raised.value)
     assert "temperature" not in str(raised.value)
+
+
+def test_a_token_budget_does_not_make_another_run_of_an_agent_that_generates_nothing(
+    tmp_path: Path,
+) -> None:
+    """Red team: the oracle's own eval (512 tokens) in the directory a quick leaderboard then
+    used (64) was refused as a different run, though it wrote the same answers."""
+    evaluate("oracle", ENVS[:1], n=2, out=tmp_path, quiet=True)
+    evaluate("oracle", ENVS[:1], n=3, max_new_tokens=64, temperature=0.7, out=tmp_path,
+             quiet=True)  # fmt: skip
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
 
 
 def test_real_agents_end_to_end(tmp_path: Path) -> None:
