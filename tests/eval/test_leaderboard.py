@@ -474,3 +474,31 @@ def test_two_equal_runs_share_first_place_on_every_table(tmp_path: Path) -> None
     assert lines[2].startswith("| 1= | oracle [first] (simulator) |"), lines[2]
     assert lines[4].startswith("| 3 | random |")
     assert '<td data-value="1">1=</td>' in render_html(board)
+
+
+def test_the_order_plot_breaks_lines_at_missing_orders_and_keeps_its_legend_beside() -> None:
+    """Red team: a run with orders 0 and 2 was drawn through order 1, and the legend (two
+    entries per agent) covered the data in the quick leaderboard's plot."""
+    from tomgym.eval.plots import _pyplot, accuracy_by_order_figure, with_gaps
+
+    xs, ys = with_gaps([0, 2], [50.0, 25.0])
+    assert xs == [0, 1, 2] and ys[0] == 50.0 and ys[1] != ys[1] and ys[2] == 25.0
+    board = Leaderboard(
+        envs=[],
+        rows=[row("a", {"0": 0.5, "2": 0.25}), row("b", {"0": 1.0, "1": 0.9, "2": 0.8})],
+    )
+    board.rows[0].by_order_held_out = {"4": 0.1}
+    plt = _pyplot()
+    fig = accuracy_by_order_figure(board, plt)
+    try:
+        fig.tight_layout()
+        fig.canvas.draw()
+        (ax,) = fig.axes
+        legend = ax.get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == ["a", "b", "in-distribution",
+                                                              "held out"]  # fmt: skip
+        renderer = fig.canvas.get_renderer()
+        assert legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+        assert legend.get_window_extent(renderer).x1 <= fig.bbox.x1  # not cut off the image
+    finally:
+        plt.close(fig)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tomgym.eval.leaderboard import Leaderboard, agent_label, order_key
 
@@ -49,22 +50,45 @@ def order_series(
     return orders, series
 
 
-def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
-    """``accuracy_by_order.png`` and ``response_length.png`` under ``directory``."""
-    plt = _pyplot()
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
+IN_DISTRIBUTION_STYLE: dict[str, Any] = {"linestyle": "-", "marker": "o"}
+HELD_OUT_STYLE: dict[str, Any] = {"linestyle": "--", "marker": "s", "fillstyle": "none"}
 
+
+def with_gaps(xs: list[int], ys: list[float]) -> tuple[list[int], list[float]]:
+    """The series with a NaN at each position it skips, so matplotlib breaks the line there: a
+    run with orders 0 and 2 but no 1 was drawn as if it had been measured at 1."""
+    if not xs:
+        return xs, ys
+    at = dict(zip(xs, ys, strict=True))
+    span = list(range(min(xs), max(xs) + 1))
+    return span, [at.get(x, float("nan")) for x in span]
+
+
+def legend_beside(ax: Any, colours: dict[str, str], held_out: bool) -> None:
+    """One entry per agent (its colour) and, where a series is held out, one per line style,
+    right of the axes: inside them, two entries per agent covered the data."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=c, marker="o", label=a) for a, c in colours.items()]
+    if held_out:
+        handles += [
+            Line2D([], [], color="black", label="in-distribution", **IN_DISTRIBUTION_STYLE),
+            Line2D([], [], color="black", label="held out", **HELD_OUT_STYLE),
+        ]
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def accuracy_by_order_figure(board: Leaderboard, plt: Any) -> Any:
+    """The accuracy-by-order figure: a line per agent and kind of env, broken where a run has
+    no items of an order, and the legend beside the axes."""
     orders, series = order_series(board)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     colours: dict[str, str] = {}
     for label, xs, ys, held_out in series:
         agent = label.removesuffix(" (held out)") if held_out else label
-        style = (
-            {"linestyle": "--", "marker": "s", "fillstyle": "none"} if held_out else {"marker": "o"}
-        )
-        ys_pct = [100 * y for y in ys]
-        (line,) = ax.plot(xs, ys_pct, label=label, color=colours.get(agent), **style)
+        style = HELD_OUT_STYLE if held_out else IN_DISTRIBUTION_STYLE
+        gapped_xs, gapped_ys = with_gaps(xs, [100 * y for y in ys])
+        (line,) = ax.plot(gapped_xs, gapped_ys, color=colours.get(agent), **style)
         colours.setdefault(agent, line.get_color())
     ax.set_xticks(range(len(orders)), orders)
     ax.set_xlabel("ToM order")
@@ -72,7 +96,17 @@ def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
     ax.set_ylim(0, 105)
     ax.set_title("Accuracy by ToM order")
     if board.rows:
-        ax.legend(fontsize=8)
+        legend_beside(ax, colours, any(held_out for *_, held_out in series))
+    return fig
+
+
+def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
+    """``accuracy_by_order.png`` and ``response_length.png`` under ``directory``."""
+    plt = _pyplot()
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    fig = accuracy_by_order_figure(board, plt)
     fig.tight_layout()
     path = directory / "accuracy_by_order.png"
     fig.savefig(path, dpi=120)
