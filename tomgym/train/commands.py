@@ -461,7 +461,9 @@ def add_commands(subparsers: Any) -> None:
         "--preset",
         choices=sorted(PRESETS),
         default="paper-2507",
-        help="a paper's training setup (default: paper-2507); the options below override it",
+        help="a paper's training setup (default: paper-2507), or custom: paper-2507's values "
+        "under a name that claims no paper, for a run you change with the options below (they "
+        "override any preset)",
     )
     p.add_argument(
         "--estimator",
