@@ -183,3 +183,15 @@ def test_openrlhfs_start_up_refusals_are_said_before_it_starts(
     for mark in ",@":
         with pytest.raises(ValueError, match="give an --out without them"):
             build_command("m", tmp_path / f"a{mark}b" / "train.jsonl", tmp_path, tiny, layout)
+
+
+def test_a_train_batch_the_gpus_do_not_divide_is_refused_before_it_starts(tmp_path: Path) -> None:
+    """Training red team: --gpus 3 built a command with a train batch of 64 (8 prompts x 8
+    rollouts), which DeepSpeed refuses once the actors have loaded the model
+    ("train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size")."""
+    preset = PRESETS["paper-2507"]
+    said = "train batch of 64, which 3 GPUs do not divide.*--gpus 2 or 4"
+    with pytest.raises(ValueError, match=said):
+        build_command("m", tmp_path / "train.jsonl", tmp_path, preset, GpuLayout.for_gpus(3))
+    for gpus in (1, 2, 4, 8):
+        build_command("m", tmp_path / "train.jsonl", tmp_path, preset, GpuLayout.for_gpus(gpus))

@@ -144,9 +144,19 @@ def build_command(
             f"the {layout.gpus} actor processes (one per GPU), which OpenRLHF refuses: raise "
             "--batch or --rollouts, or use fewer --gpus"
         )
+    rollouts = preset.prompts_per_batch * preset.rollouts_per_prompt
+    if rollouts % layout.gpus:  # DeepSpeed: batch = micro batch (1) x accumulation x GPUs
+        fits = [g for g in range(1, rollouts + 1) if rollouts % g == 0 and g <= 2 * layout.gpus]
+        raise ValueError(
+            f"{preset.prompts_per_batch} prompts x {preset.rollouts_per_prompt} rollouts make a "
+            f"train batch of {rollouts}, which {layout.gpus} GPUs do not divide: DeepSpeed "
+            "refuses it when the actor starts (\"train_batch_size is not equal to "
+            "micro_batch_per_gpu * gradient_acc_step * world_size\"); use --gpus "
+            f"{' or '.join(map(str, fits[-2:]))}, or a --batch or --rollouts that {layout.gpus} "
+            "divides"
+        )
     out = Path(out)
     gpus = str(layout.gpus)
-    rollouts = preset.prompts_per_batch * preset.rollouts_per_prompt
     args = [
         "--actor.model_name_or_path",
         model,
