@@ -284,10 +284,31 @@ RELEASE_FILES: tuple[ReleaseFile, ...] = (
 _override: Path | None = None
 
 
+_environ_before: str | None = None
+"""``$TOMGYM_DATA`` as it was before ``set_data_root`` wrote it; None: it was unset."""
+
+
 def set_data_root(path: str | os.PathLike[str] | None) -> None:
-    """Use ``path`` as the data root for this process (None: back to env var / default)."""
-    global _override
-    _override = None if path is None else Path(path).expanduser()
+    """Use ``path`` as the data root for this process and the processes it starts (None: back
+    to the env var as it was, or the default).
+
+    The root is written to ``$TOMGYM_DATA`` too: a worker started with ``spawn`` (an async
+    ``gym.make_vec`` on macOS, Ray, DataLoader workers) imports tomgym afresh and read the
+    default root, failing on every release env. ``set_data_root(None)`` puts the variable back
+    unless something else has changed it since."""
+    global _override, _environ_before
+    if path is None:
+        if _override is not None and os.environ.get(ENV_VAR) == str(_override.absolute()):
+            if _environ_before is None:
+                os.environ.pop(ENV_VAR, None)
+            else:
+                os.environ[ENV_VAR] = _environ_before
+        _override = None
+        return
+    if _override is None:
+        _environ_before = os.environ.get(ENV_VAR)
+    _override = Path(path).expanduser()
+    os.environ[ENV_VAR] = str(_override.absolute())
 
 
 def data_root_origin() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -161,3 +162,37 @@ def test_a_truncated_tomi_split_is_damaged_and_eval_never_serves_another(
     assert main(argv) == 2
     assert "val.txt and val.trace disagree" in capsys.readouterr().err
     assert not (out / "results.jsonl").exists()
+
+
+def test_a_root_set_in_code_reaches_spawned_vector_env_workers(monkeypatch, data_root):
+    """Red team: after set_data_root(...), an async make_vec with spawned workers (macOS's
+    default, Ray's) read the default root in each worker; the main process saw only
+    "Connection reset by peer"."""
+    import gymnasium as gym
+
+    import tomgym  # noqa: F401 (registers the envs)
+
+    monkeypatch.delenv("TOMGYM_DATA")
+    set_data_root(data_root)
+    envs = gym.make_vec("ToM-HiToM-Original-O1-v0", num_envs=2, vectorization_mode="async",
+                        vector_kwargs={"context": "spawn"})  # fmt: skip
+    try:
+        observations, _ = envs.reset(seed=0)
+        assert len(observations) == 2 and all(len(o) > 100 for o in observations)  # stories
+    finally:
+        envs.close()
+    set_data_root(None)
+    assert "TOMGYM_DATA" not in os.environ  # put back as it was: unset
+
+
+def test_putting_the_root_back_leaves_a_variable_set_since_alone(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path / "env"))
+    set_data_root(tmp_path / "set")
+    assert data_root() == tmp_path / "set"
+    assert os.environ["TOMGYM_DATA"] == str(tmp_path / "set")
+    set_data_root(None)
+    assert os.environ["TOMGYM_DATA"] == str(tmp_path / "env")
+    set_data_root(tmp_path / "set")
+    os.environ["TOMGYM_DATA"] = str(tmp_path / "mine")  # the user's own, after ours
+    set_data_root(None)
+    assert os.environ["TOMGYM_DATA"] == str(tmp_path / "mine")
