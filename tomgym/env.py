@@ -238,6 +238,17 @@ def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
     return source.splits[split]
 
 
+def detached(value: Any) -> Any:
+    """A copy of ``value``'s dicts and lists, sharing their other contents: an item's metadata
+    as ``info`` hands it out. A release's items are cached for the whole process, so editing a
+    shallow copy's ``candidate_aliases`` changed what every env of that release paid."""
+    if isinstance(value, dict):
+        return {key: detached(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [detached(inner) for inner in value]
+    return value
+
+
 class ToMEnv(gym.Env[str, str]):
     """A Theory-of-Mind question answered in one step.
 
@@ -528,7 +539,7 @@ class ToMEnv(gym.Env[str, str]):
             "detail": score.detail,
             "gold": score.gold,
             "reward_parts": dict(score.parts),
-            "metadata": dict(item.metadata),
+            "metadata": detached(item.metadata),
         }
         return "", float(score.reward), True, False, info
 

@@ -245,3 +245,19 @@ def test_a_spec_made_with_preset_objects_round_trips_through_json() -> None:
     assert env.spec.kwargs["prompt"] == prompt.model_dump(mode="json")
     plain = gym.make("ToM-HiToM-O1-v0", prompt="cot")
     assert plain.spec.kwargs["prompt"] == "cot"
+
+
+def test_editing_the_info_metadata_changes_no_later_reward(data_root: object) -> None:
+    """Red team: info["metadata"] was a shallow copy of the cached release item's, so a logging
+    step that cleared its candidate_aliases made every later ExploreToM env pay a hedge."""
+    hedge = "<think>a</think><answer>knows about it, nobody knows</answer>"
+    env = tomgym.make("ToM-ExploreToM-v0")
+    env.reset(options={"index": 75})
+    *_, info = env.step(hedge)
+    assert info["verdict"] == "several_candidates" and info["metadata"]["candidate_aliases"]
+    for value in info["metadata"].values():
+        if isinstance(value, dict | list):
+            value.clear()
+    fresh = tomgym.make("ToM-ExploreToM-v0")
+    fresh.reset(options={"index": 75})
+    assert fresh.step(hedge)[4]["verdict"] == "several_candidates"
