@@ -8,7 +8,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from tomgym.answers import story_places
 from tomgym.data import release_items, require_file
@@ -269,6 +269,7 @@ class ExploreToMEnv(ToMEnv):
         self, *, presentation: Presentation = "structured", split: str = "all", **unused: Any
     ) -> ItemSource:
         check_choice(self.label, "split", split, ("all", *PRESET_SIZES))  # before data is read
+        check_choice(self.label, "presentation", presentation, get_args(Presentation))
         return list_source(exploretom_items(presentation, split, self.tom_id or ENV_ID))
 
 

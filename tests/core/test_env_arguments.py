@@ -99,6 +99,9 @@ def test_bool_arguments_refuse_other_types(env_id: str, name: str, value: object
         (HITOM, "vocab", "tset"),
         (TOMI, "vocab_split", "x"),
         (TOMI, "templates", "x"),
+        # a plain ValueError without the ID, and a TypeError for a list (red team)
+        ("ToM-ExploreToM-v0", "presentation", "x"),
+        ("ToM-ExploreToM-v0", "presentation", ["infilled"]),
     ],
 )
 def test_bad_values_are_refused_at_make(env_id: str, name: str, value: object) -> None:
