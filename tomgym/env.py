@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from pydantic import BaseModel
@@ -238,6 +239,20 @@ def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
     return source.splits[split]
 
 
+def json_ready(value: Any) -> Any:
+    """An env argument as JSON writes it: a pydantic model as its fields, a NumPy number as the
+    Python number of its value, inside tuples, lists and dicts too."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple | list):
+        return type(value)(json_ready(inner) for inner in value)
+    if isinstance(value, dict):
+        return {key: json_ready(inner) for key, inner in value.items()}
+    return value
+
+
 def detached(value: Any) -> Any:
     """A copy of ``value``'s dicts and lists, sharing their other contents: an item's metadata
     as ``info`` hands it out. A release's items are cached for the whole process, so editing a
@@ -320,17 +335,15 @@ class ToMEnv(gym.Env[str, str]):
     @property  # type: ignore[override]
     def spec(self) -> EnvSpec | None:
         """The spec ``gym.make`` gave the env, with a ``PromptPreset`` or ``RewardSpec`` argument
-        as the dict of its fields: ``spec.to_json()`` then works, and ``gym.make`` of the spec
-        (or of ``EnvSpec.from_json``) makes the same env."""
+        as the dict of its fields and a NumPy number (``seed=np.int64(3)``) as Python's:
+        ``spec.to_json()`` then works, and ``gym.make`` of the spec (or of
+        ``EnvSpec.from_json``) makes the same env."""
         return self._spec
 
     @spec.setter
     def spec(self, value: EnvSpec | None) -> None:
-        if value is not None and any(isinstance(v, BaseModel) for v in value.kwargs.values()):
-            kwargs = {
-                key: v.model_dump(mode="json") if isinstance(v, BaseModel) else v
-                for key, v in value.kwargs.items()
-            }
+        if value is not None:
+            kwargs = {key: json_ready(v) for key, v in value.kwargs.items()}
             value = dataclasses.replace(value, kwargs=kwargs)
         self._spec = value
 

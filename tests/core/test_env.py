@@ -247,6 +247,20 @@ def test_a_spec_made_with_preset_objects_round_trips_through_json() -> None:
     assert plain.spec.kwargs["prompt"] == "cot"
 
 
+def test_a_spec_made_with_numpy_numbers_round_trips_through_json() -> None:
+    """Red team: seed=np.int64(3) (indices and seeds often come from NumPy) was accepted, and
+    then ``spec.to_json()`` raised "Object of type int64 is not JSON serializable"."""
+    import numpy as np
+    from gymnasium.envs.registration import EnvSpec
+
+    kwargs = {"seed": np.int64(3), "orders": (np.int64(1), np.int64(2)), "length": np.int64(2),
+              "noise": np.float32(0.25)}  # fmt: skip
+    env = gym.make("ToM-HiToM-v0", **kwargs)
+    again = gym.make(EnvSpec.from_json(env.spec.to_json()))
+    assert again.reset(options={"index": 4})[0] == env.reset(options={"index": 4})[0]
+    assert type(env.spec.kwargs["seed"]) is int and env.spec.kwargs["orders"] == (1, 2)
+
+
 def test_editing_the_info_metadata_changes_no_later_reward(data_root: object) -> None:
     """Red team: info["metadata"] was a shallow copy of the cached release item's, so a logging
     step that cleared its candidate_aliases made every later ExploreToM env pay a hedge."""
