@@ -201,7 +201,10 @@ def warn_if_redefined(tom_id: str, given: Mapping[str, Any]) -> None:
     changed = {
         key: value
         for key, value in given.items()
-        if key in spec.kwargs and key != "split" and _plain(value) != _plain(spec.kwargs[key])
+        if key in spec.kwargs
+        and key != "split"
+        and _plain(value) != _plain(spec.kwargs[key])
+        and not _narrows(value, spec.kwargs[key])
     }
     if changed:
         fixed = {key: spec.kwargs[key] for key in changed}
@@ -211,6 +214,17 @@ def warn_if_redefined(tom_id: str, given: Mapping[str, Any]) -> None:
             HeldOutRedefinedWarning,
             stacklevel=4,
         )
+
+
+def _narrows(given: Any, registered: Any) -> bool:
+    """Whether ``given`` picks some of the registration's items, all still held out: any value
+    where the registration sets none (OpenToM's ``genre``), or some of its names or orders
+    (ToMi-Debiased's ``question_types``)."""
+    if registered is None:
+        return given is not None
+    if isinstance(given, tuple | list) and isinstance(registered, tuple | list):
+        return bool(given) and set(given) < set(registered)
+    return False
 
 
 def _plain(value: Any) -> Any:

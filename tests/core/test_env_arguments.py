@@ -298,6 +298,22 @@ def test_a_held_out_id_made_to_serve_other_items_warns() -> None:
         warnings.simplefilter("error", HeldOutRedefinedWarning)
         gym.make("ToM-HiToM-O4-v0", orders=[4], split="train")  # its own items
         gym.make("ToM-HiToM-O1-v0", orders=(3,))  # not held out: an ordinary argument
+        # some of a held-out ID's own items, all held out (red team: these warned)
+        gym.make("ToM-ToMi-Debiased-v0", question_types=("second_order",))
+
+
+def test_some_of_a_held_out_releases_items_do_not_warn(data_root: object) -> None:
+    import warnings
+
+    import gymnasium as gym
+
+    from tomgym.env import HeldOutRedefinedWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeldOutRedefinedWarning)
+        gym.make("ToM-OpenToM-v0", genre="coarse")
+    with pytest.warns(HeldOutRedefinedWarning):  # another copy of the release: other items
+        gym.make("ToM-HiToM-Original-O4-v0", copy="mc")
 
 
 def test_untagged_answers_with_a_prefilled_think_warn_at_make() -> None:
