@@ -260,8 +260,10 @@ def json_ready(value: Any) -> Any:
         return value.model_dump(mode="json")
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, tuple | list):
-        return type(value)(json_ready(inner) for inner in value)
+    if isinstance(value, tuple):
+        return tuple(json_ready(inner) for inner in value)
+    if isinstance(value, list):
+        return [json_ready(inner) for inner in value]
     if isinstance(value, dict):
         return {key: json_ready(inner) for key, inner in value.items()}
     return value
