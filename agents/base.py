@@ -166,7 +166,6 @@ OPENAI_SETTINGS = (
 _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "oracle": (),
     "random": (),
-    "heuristic": ("fit_items",),
     "smollm2": ("device", "dtype", "num_threads"),
     "hf": ("device", "dtype", "num_threads", "revision"),
     "vllm": VLLM_ENGINE_OPTIONS,
@@ -206,7 +205,7 @@ def agent_kind(spec: str) -> str:
 def agent_options(spec: str) -> tuple[str, ...]:
     """The options the spec's kind of agent takes besides the sampling ones."""
     kind = agent_kind(spec)
-    if kind == "heuristic":  # only the heuristics fitted on items take fit_items
+    if kind == "heuristic":  # by name: only the heuristics fitted on items take fit_items
         from tomgym.agents.baselines import heuristic_options
 
         return heuristic_options(spec)
@@ -225,17 +224,16 @@ def check_agent_options(spec: str, options: dict[str, Any]) -> None:
         )
 
 
-GENERATES_NOTHING = ("oracle", "random", "heuristic")
-"""Kinds of agent whose answers no temperature or token budget shapes."""
-BUILT_TO_CHECK = ("oracle", "random", "heuristic")
-"""Kinds of agent that cost nothing to build: :func:`check_agent_spec` builds them."""
+RULE_BASED = ("oracle", "random", "heuristic")
+"""Kinds of agent that generate no text: they cost nothing to build (:func:`check_agent_spec`
+builds them), and no temperature or token budget shapes their answers."""
 
 
 def check_agent_spec(spec: str) -> None:
     """Refuse a spec that names no agent before anything runs: its kind always, and the whole
     spec of the agents that cost nothing to build ("heuristic:realty" in a leaderboard's
     ``--agents`` failed only after the agents before it had run)."""
-    if agent_kind(spec) in BUILT_TO_CHECK:
+    if agent_kind(spec) in RULE_BASED:
         make_agent(spec)
 
 
