@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 from tomgym.train import checkpoints
 from tomgym.train.commands import add_commands
+from tomgym.train.openrlhf_cmd import PRESETS
 
 
 @pytest.fixture(autouse=True)
@@ -656,6 +658,36 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     assert run([*base, *evaluation[:-2]]) == 0
     assert "the run's response budget, 8 tokens" in capsys.readouterr().err
     assert json.loads((out / checkpoints.BEST_FILE).read_text()) == record
+    # paper-2504's checkpoints are sampled as its paper evaluated them, at top-p 0.95, in
+    # their own directories; the paper's 4,096 tokens where the run kept the preset's budget
+    assert run([*base, *evaluation, "--preset", "paper-2504"]) == 0
+    nucleus = json.loads((out / checkpoints.BEST_FILE).read_text())["all"]
+    assert all(r["eval_dir"].endswith("-hf-T0.6-max8-p0.95") for r in nucleus)
+    metadata = json.loads((Path(nucleus[0]["eval_dir"]) / "metadata.json").read_text())
+    assert metadata["agent_options"] == {"top_p": 0.95}
+    (out / RUN_CONFIG).write_text(json.dumps({"grpo": {"max_completion_length": 2048}}))
+    assert run([*base, *evaluation[:-2], "--preset", "paper-2504", "--dry-run"]) == 0
+    assert "paper-2504's evaluation budget, 4096 tokens" in capsys.readouterr().err
+
+
+def test_checkpoints_are_evaluated_as_the_presets_paper_did() -> None:
+    """ToM-RL (paper-2504) evaluated at temperature 0.6, top-p 0.95, up to 4,096 tokens; the
+    checkpoints were evaluated at top-p 1.0 with the 2,048-token training budget. A budget
+    changed from the preset's (a CPU run's 48) stays the evaluation budget."""
+    from tomgym.train.openrlhf_cmd import EvalSampling, eval_sampling
+
+    paper_2504 = PRESETS["paper-2504"]
+    assert eval_sampling(paper_2504) == EvalSampling(0.6, 0.95, 4096)
+    assert eval_sampling(replace(paper_2504, response_max_tokens=48)) == EvalSampling(0.6, 0.95, 48)
+    for name in ("paper-2507", "custom"):
+        assert eval_sampling(PRESETS[name]) == EvalSampling(0.6, 1.0, 2048)
+    final = Path("run/final")
+    plain = checkpoints.checkpoint_eval_dir("run", final, temperature=0.6, max_new_tokens=8)
+    assert plain.name.endswith("-vllm-T0.6-max8")  # the name top-p 1.0 had before
+    nucleus = checkpoints.checkpoint_eval_dir(
+        "run", final, temperature=0.6, max_new_tokens=8, top_p=0.95, split="test"
+    )
+    assert nucleus.name == plain.name + "-p0.95-test"
 
 
 def test_kl_override_reaches_both_backends(capsys: pytest.CaptureFixture[str]) -> None:
@@ -824,7 +856,7 @@ def test_a_run_directory_moved_elsewhere_is_the_same_run(
     elsewhere was refused as another training run (training red team)."""
     import shutil
 
-    from tomgym.train.openrlhf_cmd import PRESETS, GpuLayout, build_command
+    from tomgym.train.openrlhf_cmd import GpuLayout, build_command
     from tomgym.train.run_checks import RUN_CONFIG, relocated, stored_out_dir
     from tomgym.train.trl_backend import plan_trl_run
 

@@ -136,14 +136,17 @@ def checkpoint_eval_dir(
     temperature: float | None = None,
     max_new_tokens: int | None = None,
     split: str = "val",
+    top_p: float = 1.0,
 ) -> Path:
     """Where a checkpoint's evaluation goes: ``run_dir/eval/<name>-<fingerprint>-<settings>``.
     Keyed by name alone, a rerun's new checkpoint resumed the old one's results and was
-    'scored' from them without loading a weight; the agent kind, temperature, token budget
-    and eval split (other than the default ``val``) are in the name, so `--eval-only` with
-    other ones evaluates afresh beside the first. An evaluation named by the older, time-based
-    fingerprint of the same files is kept in use."""
+    'scored' from them without loading a weight; the agent kind, temperature, token budget,
+    top-p and eval split (the last two other than the defaults 1.0 and ``val``) are in the
+    name, so `--eval-only` with other ones evaluates afresh beside the first. An evaluation
+    named by the older, time-based fingerprint of the same files is kept in use."""
     settings = f"{agent}-T{_setting(temperature)}-max{_setting(max_new_tokens)}"
+    if top_p != 1.0:  # top-p 1.0's directories predate it in the name
+        settings += f"-p{top_p:g}"
     if split != "val":  # val's directories predate the split in the name
         settings += f"-{split}"
     root = Path(run_dir) / "eval"
@@ -167,6 +170,7 @@ def evaluate_checkpoints(
     split: str = "val",
     temperature: float | None = None,
     max_new_tokens: int | None = None,
+    top_p: float = 1.0,
     evaluate: Evaluate | None = None,
 ) -> list[CheckpointResult]:
     """Evaluate ``agent:<checkpoint>`` on ``eval_envs`` into :func:`checkpoint_eval_dir`."""
@@ -183,6 +187,7 @@ def evaluate_checkpoints(
             temperature=temperature,
             max_new_tokens=max_new_tokens,
             split=split,
+            top_p=top_p,
         )
         summary = evaluate(
             f"{agent}:{path}",
@@ -192,6 +197,7 @@ def evaluate_checkpoints(
             out=eval_dir,
             temperature=temperature,
             max_new_tokens=max_new_tokens,
+            agent_options={"top_p": top_p} if top_p != 1.0 else None,
         )
         # A checkpoint whose evaluation is incomplete (failed items) has no accuracy to rank:
         # it was scored on some of the items only.

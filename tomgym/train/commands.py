@@ -36,6 +36,7 @@ from tomgym.train.openrlhf_cmd import (
     Preset,
     build_command,
     detect_gpus,
+    eval_sampling,
     preset_estimator,
 )
 from tomgym.train.run_checks import (
@@ -361,21 +362,29 @@ def evaluate_only(args: argparse.Namespace) -> int:
     check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
-    if getattr(args, "max_new_tokens", None) is None:
+    given_budget = getattr(args, "max_new_tokens", None)  # an evaluation budget here
+    if given_budget is None:
         budget = stored_response_budget(json.loads((out / RUN_CONFIG).read_text("utf-8")))
         if budget is not None:
             # as the run's own evaluation after training, whose results then resume
+            args.max_new_tokens = budget
+            sampling = eval_sampling(preset_from_args(args))
+            what = f"the run's response budget, {budget} tokens"
+            if sampling.max_new_tokens != budget:
+                what = (
+                    f"{args.preset}'s evaluation budget, {sampling.max_new_tokens} tokens (its "
+                    f"paper's; the run trained with {budget})"
+                )
             print(
-                f"tomgym train: note: --eval-only evaluates with the run's response budget, "
-                f"{budget} tokens (--max-new-tokens sets another)",
+                f"tomgym train: note: --eval-only evaluates with {what}, as the run's own "
+                "evaluation did (--max-new-tokens sets another)",
                 file=sys.stderr,
             )
-            args.max_new_tokens = budget
     if args.dry_run:
         print(f"# would evaluate the checkpoints under {out} on {', '.join(args.eval_env)}")
         return 0
     with training_lock(out):
-        return evaluate_run(args, out, preset_from_args(args))
+        return evaluate_run(args, out, preset_from_args(args), max_new_tokens=given_budget)
 
 
 def stored_response_budget(config: Any) -> int | None:
@@ -389,15 +398,19 @@ def stored_response_budget(config: Any) -> int | None:
     return None
 
 
-def evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
+def evaluate_run(
+    args: argparse.Namespace, out: Path, preset: Preset, *, max_new_tokens: int | None = None
+) -> int:
     """Evaluate every checkpoint of the run on the eval envs (each into its own resumable
-    directory) and record the best on --eval-split in best_checkpoint.json; either backend."""
+    directory) with the preset's :func:`eval_sampling`, ``max_new_tokens`` its budget where
+    given, and record the best on --eval-split in best_checkpoint.json; either backend."""
     from tomgym.train.checkpoints import evaluate_checkpoints, find_checkpoints, write_best
 
     checkpoints = find_checkpoints(out)
     if not checkpoints:
         print(f"tomgym train: error: no HF checkpoint found under {out}", file=sys.stderr)
         return 1
+    sampling = eval_sampling(preset)
     results = evaluate_checkpoints(
         checkpoints,
         args.eval_env,
@@ -405,8 +418,9 @@ def evaluate_run(args: argparse.Namespace, out: Path, preset: Preset) -> int:
         agent=args.eval_agent,
         n=args.eval_n,
         split=args.eval_split,
-        temperature=0.6,
-        max_new_tokens=preset.response_max_tokens,
+        temperature=sampling.temperature,
+        max_new_tokens=max_new_tokens or sampling.max_new_tokens,
+        top_p=sampling.top_p,
     )
     best = write_best(results, out)
     print(f"best checkpoint on {args.eval_split}: {best.path} (accuracy {best.accuracy:.3f})")
@@ -523,7 +537,9 @@ def add_commands(subparsers: Any) -> None:
     overrides.add_argument(
         "--max-new-tokens",
         type=positive_int,
-        help="tokens per response (the preset's is 2048; a CPU run wants a few dozen)",
+        help="tokens per response (the preset's is 2048; a CPU run wants a few dozen); "
+        "checkpoints are evaluated with it too (paper-2504 unchanged: 4096, its paper's); "
+        "with --eval-only, the evaluation budget",
     )
     overrides.add_argument(
         "--max-prompt-tokens",

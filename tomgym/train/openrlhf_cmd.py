@@ -79,6 +79,38 @@ def preset_estimator(preset: Preset) -> Estimator:
     return PRESET_ESTIMATORS.get(preset.name, "reinforce")
 
 
+@dataclass(frozen=True)
+class EvalSampling:
+    """How a run's checkpoints are evaluated (and the best of them picked)."""
+
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+
+
+EVAL_TEMPERATURE = 0.6
+"""Both papers evaluate at temperature 0.6."""
+PAPER_EVAL: dict[str, tuple[float, int]] = {"paper-2504": (0.95, 4096)}
+"""A preset's paper's top-p and evaluation budget where they are not 1.0 and the training
+response budget: ToM-RL evaluated at top-p 0.95 with up to 4,096 new tokens. Kept apart from
+:class:`Preset`, whose fields a run directory records."""
+
+
+def eval_sampling(preset: Preset) -> EvalSampling:
+    """The sampling a preset's checkpoints are evaluated with: temperature 0.6, and the paper's
+    top-p and budget (:data:`PAPER_EVAL`) where it has them, else top-p 1.0 and the response
+    budget. A response budget changed from the preset's own (a CPU run's ``--max-new-tokens
+    48``) is the evaluation budget too: a run that trains on 48 tokens is not evaluated on
+    4,096."""
+    top_p, budget = 1.0, preset.response_max_tokens
+    paper = PAPER_EVAL.get(preset.name)
+    if paper is not None:
+        top_p = paper[0]
+        if preset.response_max_tokens == PRESETS[preset.name].response_max_tokens:
+            budget = paper[1]
+    return EvalSampling(EVAL_TEMPERATURE, top_p, budget)
+
+
 ROLLOUT_MICRO_BATCH = 2
 """``--rollout.micro_batch_size``: sequences per rollout forward pass."""
 
