@@ -211,6 +211,13 @@ def test_the_headline_accuracy_counts_each_env_once_whatever_its_item_count(
     assert no.item_accuracy > no.accuracy
     assert board.rows[0].agent == "heuristic:reality"
     assert no.ci95 is not None and no.ci95[0] <= no.accuracy <= no.ci95[1]
+    # the other columns count each env once too: every answer tagged, untagged acc is acc
+    # (pooled over items it was 20.0 beside acc 18.9, and read as lenient judging; audit)
+    for r in board.rows:
+        assert r.format_rate == 1.0 and r.lenient_accuracy == r.accuracy, r
+        assert r.reasoning_structure is not None
+    lengths = [e.response_tokens_mean for e in load_summary(tmp_path / "no").envs.values()]
+    assert no.response_tokens_mean == sum(lengths) / 2
 
 
 def test_an_in_distribution_column_that_serves_held_out_items_says_so() -> None:

@@ -95,7 +95,11 @@ class LeaderboardRow(BaseModel):
         default_factory=dict,
         description="Items behind each by_order figure ('4' in-distribution, 'H4' held out).",
     )
-    format_rate: float | None = None
+    format_rate: float | None = Field(
+        default=None,
+        description="This and the shares and means after it (trace fidelity aside, pooled "
+        "over belief claims): the mean over the run's envs, each counting once, as accuracy.",
+    )
     lenient_accuracy: float | None = None
     trace_fidelity: float | None = None
     trace_coverage: float | None = None
@@ -108,7 +112,8 @@ class LeaderboardRow(BaseModel):
     macro_f1: float | None = Field(
         default=None,
         description="Macro-F1 over the run's label envs (OpenToM's attitude, fullness...), "
-        "weighted by items; None without one. Accuracy flatters a majority-label guess there.",
+        "each env counting once; None without one. Accuracy flatters a majority-label guess "
+        "there.",
     )
     rank: str | None = Field(
         default=None,
@@ -192,7 +197,6 @@ def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, flo
 def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
     n = summary.n_items
     envs = [e for e in summary.envs.values() if e.n]  # an env with only failures has no numbers
-    total = sum(e.n for e in envs) or 1
     mean, interval = env_mean(envs)
     return LeaderboardRow(
         agent=summary.agent,
@@ -223,21 +227,21 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
                 for k, v in _pooled_counts(e for e in summary.envs.values() if e.held_out).items()
             },
         },
-        format_rate=sum((e.format_rate or 0.0) * e.n for e in envs) / total if envs else None,
-        lenient_accuracy=_weighted(envs, "lenient_accuracy"),
+        # every share and mean below counts each env once, as acc does: pooled over items, a
+        # row's untagged acc differed from its acc where every answer was tagged
+        format_rate=_env_mean(envs, "format_rate"),
+        lenient_accuracy=_env_mean(envs, "lenient_accuracy"),
         trace_fidelity=_claims_weighted(envs),
-        trace_coverage=_weighted(envs, "trace_coverage"),
+        trace_coverage=_env_mean(envs, "trace_coverage"),
         # one unit or none: tokens of some envs and words of others do not average (an env
         # of empty responses only, every item unanswered, is 0 in either)
-        response_tokens_mean=sum(e.response_tokens_mean * e.n for e in envs) / total
-        if envs and len(_length_units(envs)) <= 1
+        response_tokens_mean=_env_mean(envs, "response_tokens_mean")
+        if len(_length_units(envs)) <= 1
         else None,
         response_tokens_source="/".join(sorted(_length_units(envs))) or None,
-        truncated_share=_weighted(envs, "truncated_share"),
-        reasoning_structure=sum((e.reasoning_structure or 0.0) * e.n for e in envs) / total
-        if envs
-        else None,
-        macro_f1=_weighted(envs, "macro_f1"),
+        truncated_share=_env_mean(envs, "truncated_share"),
+        reasoning_structure=_env_mean(envs, "reasoning_structure"),
+        macro_f1=_env_mean(envs, "macro_f1"),
     )
 
 
@@ -678,10 +682,10 @@ def _claims_weighted(envs: Sequence[EnvSummary]) -> float | None:
     return sum(share * claims for share, claims in pairs) / total if total else None
 
 
-def _weighted(envs: Sequence[EnvSummary], field: str) -> float | None:
-    pairs = [(getattr(e, field), e.n) for e in envs if getattr(e, field) is not None]
-    total = sum(n for _, n in pairs)
-    return sum(v * n for v, n in pairs) / total if total else None
+def _env_mean(envs: Sequence[EnvSummary], field: str) -> float | None:
+    """The mean of ``field`` over the envs that have it, each env counting once (as ``acc``)."""
+    values = [getattr(e, field) for e in envs if getattr(e, field) is not None]
+    return sum(values) / len(values) if values else None
 
 
 def length_label(row: LeaderboardRow) -> str:
@@ -734,7 +738,8 @@ def to_markdown(board: Leaderboard) -> str:
         "(the same acc as shown, among such rows) marked = (the 95% intervals say which gaps "
         "are more than noise); acc = the mean of the run's env columns, each env counting once "
         "whatever its item count (summary.json's accuracy pools the items), with a 95% "
-        "interval of that mean (the envs as independent samples); gap = in-distribution minus "
+        "interval of that mean (the envs as independent samples), and every other column but "
+        "trace the same mean over the envs; gap = in-distribution minus "
         "held-out (points); gap > chance = the same "
         "over accuracy above chance, (acc - chance) / (1 - chance), so that envs with 2 and 15 "
         "candidates compare (a guessing agent's is about 0); len = mean response length in the "
@@ -744,8 +749,8 @@ def to_markdown(board: Leaderboard) -> str:
         "response with no answer block as a whole (a diagnostic, never a reward); trace = share "
         "of the think part's belief claims that the simulator confirms (Hi-ToM and ToMi; "
         "pooled over the claims of every env), trace cov = its needed chains stated rightly "
-        "less those stated wrongly, over all it needed (the envs' figures averaged by their "
-        "items; a trace that claims little has a high trace and a low cov); "
+        "less those stated wrongly, over all it needed (a trace that claims little has a high "
+        "trace and a low cov); "
         "macro-F1 (when a run has label envs such as OpenToM's) averages F1 over the labels, "
         "each answer read as the judge reads it (a credited sentence counts as its label), "
         "so a majority-label guess scores low.",
