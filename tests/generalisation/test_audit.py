@@ -40,6 +40,23 @@ def test_audit_generated_env() -> None:
     assert row.test_stories == 60 and "| 60 (60 stories) |" in audit_table([row])
 
 
+def test_the_audits_fitted_baselines_score_what_eval_scores_on_the_same_items(
+    tmp_path: Path,
+) -> None:
+    """The audit fitted heuristic:position and :majority on its probe's training items
+    (2n), eval on 500 train items, so the same baseline on the same items read 26.7 in the
+    audit and 43.3 in eval, and moved with --n (audit red team). Now both fit alike."""
+    from tomgym.eval.leaderboard import load_summary
+    from tomgym.eval.runner import evaluate
+
+    env_id, fitted = "ToM-HiToM-O2-v0", ("heuristic:position", "heuristic:majority")
+    row = audit_env(env_id, n_train=120, n_test=60, baselines=fitted)
+    for spec in fitted:
+        evaluate(spec, [env_id], n=60, out=tmp_path / spec[10:], quiet=True)
+        assert row.baselines[spec] == load_summary(tmp_path / spec[10:]).envs[env_id].accuracy
+    assert row.baselines["heuristic:position"] == pytest.approx(26 / 60)
+
+
 def test_audit_says_how_many_stories_its_test_items_come_from(data_root: Path) -> None:
     """ExploreToM's 300 test questions come from 14 stories: a baseline's score on them moves
     by tens of points between equally valid splits (split red team), and the table now says so."""

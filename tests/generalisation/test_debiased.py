@@ -35,12 +35,11 @@ def test_hitom_debiased_baselines_near_floor(order: int) -> None:
     agents saw the last move) and random at 1/15."""
     env_id = f"ToM-HiToM-O{order}-Debiased-v1"
     items = tomgym.load_items(env_id, N, split="test")
-    train = tomgym.load_items(env_id, 300, split="train")
     paths = [trajectory(parse_story(it.story), it.metadata["object"]) for it in items]
     floor = sum(1 / len(p) for p in paths) / len(items)
     assert floor < 0.3
     for spec in ("heuristic:first", "heuristic:position", "heuristic:reality", "heuristic:initial"):
-        acc = agent_accuracy(spec, items, env_id, "hitom", train)
+        acc = agent_accuracy(spec, items, env_id, "hitom")
         # At most the floor; somewhat below it is no lever a model can pull (avoiding one
         # container of fifteen).
         assert floor - 0.12 < acc < floor + 0.08, (spec, acc, floor)
@@ -63,11 +62,10 @@ def test_hitom_debiased_v0_favours_the_second_place_on_the_path() -> None:
     env_id = "ToM-HiToM-O3-Debiased-v0"
     with pytest.warns(DeprecationWarning, match="out of date"):
         items = tomgym.load_items(env_id, N, split="test")
-    train = tomgym.load_items(env_id, 300, split="train")
     paths = [trajectory(parse_story(it.story), it.metadata["object"]) for it in items]
     second = sum(p.index(it.answer) == 1 for p, it in zip(paths, items, strict=True)) / N
     assert second > 0.3
-    assert agent_accuracy("heuristic:position", items, env_id, "hitom", train) > 0.3
+    assert agent_accuracy("heuristic:position", items, env_id, "hitom") > 0.3
 
 
 def test_debiased_needs_belief_questions() -> None:
