@@ -509,3 +509,20 @@ def test_the_order_plot_breaks_lines_at_missing_orders_and_keeps_its_legend_besi
         assert legend.get_window_extent(renderer).x1 <= fig.bbox.x1  # not cut off the image
     finally:
         plt.close(fig)
+
+
+def test_the_board_says_when_a_held_out_column_shares_the_in_distribution_items(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Held-out ExploreToM-Infilled asks ExploreToM's own questions: eval warned, the
+    leaderboard said nothing and showed a gap of +0.0 as a generalisation figure (audit)."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    envs = ["ToM-ExploreToM-v0", "ToM-ExploreToM-Infilled-v0"]
+    evaluate("heuristic:reality", envs, n=5, out=tmp_path / "run", quiet=True)
+    board = collect([tmp_path / "run"])
+    assert board.shared_items == {envs[1]: f"300 of its 300 items with {envs[0]}"}
+    assert f"Column {envs[1]} is held out but shares 300 of its 300 items with {envs[0]} " \
+        "(in-distribution; by ID)" in to_markdown(board)  # fmt: skip
+    assert envs[1] not in board.shared_stories

@@ -165,6 +165,12 @@ class Leaderboard(BaseModel):
         "in-distribution column of the same run: env ID -> how many, with which. They hold "
         "out the questions (another order or kind), not the stories.",
     )
+    shared_items: dict[str, str] = Field(
+        default_factory=dict,
+        description="Held-out columns whose env shares items (by ID) with an in-distribution "
+        "column of the same run (ExploreToM-Infilled's questions are ExploreToM's): env ID -> "
+        "how many, with which. Their gap compares those questions with themselves.",
+    )
     changed_since: dict[str, str] = Field(
         default_factory=dict,
         description="Runs holding records of items that changed since they were made (a data "
@@ -302,7 +308,9 @@ def collect(
     shared: dict[str, str] = {}
     changed_since: dict[str, str] = {}
     made: dict[str, Any] = {}  # the envs made to judge again, shared by the runs
-    from tomgym.eval.targets import shared_stories
+    from tomgym.eval.targets import shared_items, shared_stories
+
+    same_items: dict[str, str] = {}
     for directory in directories:
         summary = load_summary(directory)
         metadata = read_metadata(directory)
@@ -325,6 +333,13 @@ def collect(
                     column,
                     f"{count} of its {total} stories with in-distribution {', '.join(insides)}",
                 )
+            sizes = {t.env_id: t.size for t in again.targets}
+            pairs: dict[str, list[str]] = {}
+            for column, inside, count in shared_items(again.targets):
+                of = f" of its {sizes[column]}" if sizes.get(column) else ""
+                pairs.setdefault(column, []).append(f"{count}{of} items with {inside}")
+            for column, parts in pairs.items():
+                same_items.setdefault(column, "; ".join(parts))
         suites.add(summary.suite)
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
@@ -395,6 +410,7 @@ def collect(
         judged_now=judged_now,
         not_judged_now=not_judged_now,
         shared_stories=shared,
+        shared_items=same_items,
         changed_since=changed_since,
     )
 
@@ -480,6 +496,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             f"Column {env_id} is held out but shares {what}: it holds out the questions "
             "(another order or kind), not the stories."
             for env_id, what in board.shared_stories.items()
+        ]
+        + [
+            f"Column {env_id} is held out but shares {what} (in-distribution; by ID): its gap "
+            "compares those questions with themselves, however its env tells them."
+            for env_id, what in board.shared_items.items()
         ]
         + [
             f"Run {directory}: this tomgym judges {what} otherwise than its records say; the "
