@@ -245,3 +245,15 @@ def test_a_leaderboards_agent_specs_are_checked_before_any_runs(
                  "--n", "2", "--out", str(tmp_path / "board"), "--quiet"])  # fmt: skip
     assert code == 2 and "unknown baseline 'heuristic:realty'" in capsys.readouterr().err
     assert not (tmp_path / "board" / "runs").exists()
+
+
+def test_eval_says_whether_the_oracle_copied_any_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root: Path
+) -> None:
+    """The header said "privileged: sees gold" for an oracle that solved every item with the
+    simulator (the leaderboard's "(simulator)"); on OpenToM it does copy the gold (docs audit)."""
+    args = ["eval", "--agent", "oracle", "--n", "2", "--quiet"]
+    assert run_cli(*args, "--env", "ToM-HiToM-O2-v0", "--out", str(tmp_path / "a")) == 0
+    assert "agent: oracle (simulator: no gold copied)\n" in capsys.readouterr().out
+    assert run_cli(*args, "--env", "ToM-OpenToM-v0", "--out", str(tmp_path / "b")) == 0
+    assert "agent: oracle (privileged: copied the gold on 2 items)\n" in capsys.readouterr().out

@@ -16,8 +16,19 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _privilege(summary: Summary) -> str:
+    """What a privileged agent's answers came from, as the leaderboard labels them: the
+    oracle shown the gold that answered every item from the simulator copied none."""
+    if not summary.privileged:
+        return ""
+    if summary.gold_answers:
+        n = summary.gold_answers
+        return f" (privileged: copied the gold on {n} item{'s' if n != 1 else ''})"
+    return " (simulator: no gold copied)"
+
+
 def _print_summary(summary: Summary) -> None:
-    print(f"agent: {summary.agent}" + (" (privileged: sees gold)" if summary.privileged else ""))
+    print(f"agent: {summary.agent}{_privilege(summary)}")
     width = max((len(e) for e in summary.envs), default=10)
     print(
         f"{'env'.ljust(width)}  {'n':>11}  {'failed':>6}  {'acc':>6}  {'95% CI':>13}  "
