@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tomgym.env import EnvArgumentError, EpisodeStateError, ToMEnv
+from tomgym.env import (
+    EnvArgumentError,
+    EpisodeStateError,
+    HeldOutDataWarning,
+    HeldOutRedefinedWarning,
+    ToMEnv,
+)
 from tomgym.items import ItemError, ToMItem
 from tomgym.prompts import PROMPT_PRESETS, PromptPreset
 from tomgym.registry import (
@@ -98,6 +104,8 @@ __all__ = [
     "PROMPT_PRESETS",
     "EnvArgumentError",
     "EpisodeStateError",
+    "HeldOutDataWarning",
+    "HeldOutRedefinedWarning",
     "ItemError",
     "PromptPreset",
     "RewardSpec",

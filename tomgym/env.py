@@ -191,6 +191,11 @@ class HeldOutRedefinedWarning(UserWarning):
     """A held-out ID made with arguments that make it serve other items than its own."""
 
 
+class HeldOutDataWarning(UserWarning):
+    """Training data drawn from held-out envs, the test split or held-out items (an export,
+    ``tomgym train``)."""
+
+
 def warn_if_redefined(tom_id: str, given: Mapping[str, Any]) -> None:
     """Warn when a held-out ID is made with another value for an argument its registration
     fixes (``gym.make("ToM-HiToM-O4-v0", orders=(0,))``): it then serves other items, which

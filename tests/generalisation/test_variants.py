@@ -10,8 +10,8 @@ import re
 import pytest
 
 import tomgym
+from tomgym import HeldOutRedefinedWarning
 from tomgym.checks import check_tom_env
-from tomgym.env import HeldOutRedefinedWarning
 from tomgym.world.hitom import HiToMConfig, generate_hitom
 from tomgym.world.parse import parse_story
 from tomgym.world.render import PARAPHRASES, choose_phrasing, render_event

@@ -165,7 +165,7 @@ def test_exporting_an_env_registered_in_this_process_only_warns(
 def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
     """tomgym train warned when it would spend held-out data; export and tom_rows, the
     same data for one's own trainer, said nothing."""
-    from tomgym.train.export import HeldOutDataWarning
+    from tomgym import HeldOutDataWarning
     from tomgym.train.trl import tom_rows
 
     with pytest.warns(HeldOutDataWarning, match="ToM-HiToM-O4-v0 is held out"):
@@ -184,7 +184,7 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
 ) -> None:
     """The Hi-ToM release's whole copies serve every item of ToM-HiToM-Original-O4-v0, the
     release's held-out order; exporting them said nothing (red team: 120 of its 120 items)."""
-    from tomgym.train.export import HeldOutDataWarning
+    from tomgym import HeldOutDataWarning
 
     held_out = {it.id for it in tomgym.load_items("ToM-HiToM-Original-O4-v0")}
     for env_id in ("ToM-HiToM-Original-v0", "ToM-HiToM-Original-MC-v0"):
@@ -215,7 +215,7 @@ def test_exporting_split_all_of_an_env_with_a_test_split_warns(
 ) -> None:
     """Red team: `--split all` wrote a data file's test rows (and ExploreToM's test stories)
     as training rows without the HeldOutDataWarning that `--split test` gives."""
-    from tomgym.train.export import HeldOutDataWarning
+    from tomgym import HeldOutDataWarning
 
     story = "Ann put the ball in the box."
     items = [{"id": f"q{i}", "story": f"{story} ({i})", "question": "Where is the ball?",

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from tomgym.env import ToMEnv
+from tomgym.env import HeldOutDataWarning, ToMEnv
 from tomgym.registry import get_spec
 from tomgym.train.labels import EpisodeLabel, labelled_episode, open_labelled_env
 
@@ -33,10 +33,6 @@ class EvalOnlyError(ValueError):
 
 class ExportError(ValueError):
     """A request that cannot be exported as asked (no n for a procedural env, bad format...)."""
-
-
-class HeldOutDataWarning(UserWarning):
-    """Training data drawn from held-out envs, the test split or held-out items."""
 
 
 def held_out_notes(
