@@ -448,9 +448,10 @@ def unknown_id_message(env_id: str) -> str:
     """The unregistered ID, the nearest registered IDs of its kind (tomgym's own for a
     ``ToM-`` ID, users' for another: "MyFile-v0" is not a typo of "ToM-ToMi-v0"), and, for a
     user's ID, where a registration made in a script is known."""
-    own = env_id.startswith(BUILT_IN_PREFIX)
-    kind = [i for i in _SPECS if i.startswith(BUILT_IN_PREFIX) == own]
-    near = difflib.get_close_matches(env_id, kind, n=5, cutoff=0.5)
+    # by case-folded IDs: "tom-hitom-o4-v0" is a typo of ToM-HiToM-O4-v0
+    own = env_id.casefold().startswith(BUILT_IN_PREFIX.casefold())
+    kind = {i.casefold(): i for i in _SPECS if i.startswith(BUILT_IN_PREFIX) == own}
+    near = [kind[i] for i in difflib.get_close_matches(env_id.casefold(), kind, n=5, cutoff=0.5)]
     hint = f" Did you mean: {', '.join(near)}?" if near else ""
     where = (
         ""

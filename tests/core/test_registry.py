@@ -88,6 +88,10 @@ def test_registration_errors(custom_id: str) -> None:
 def test_unknown_id_suggests_nearest() -> None:
     with pytest.raises(UnknownEnvError, match="Did you mean: ToM-HiToM-O4-v0"):
         get_spec("ToM-HiToM-04-v0")
+    # the ID in the wrong case was read as a user's ID and offered nothing (audit)
+    with pytest.raises(UnknownEnvError, match="Did you mean: ToM-HiToM-O4-v0") as lower:
+        get_spec("tom-hitom-o4-v0")
+    assert "plugin" not in str(lower.value)
 
 
 def test_a_users_unknown_id_is_not_offered_a_built_in_env_and_is_told_where_scripts_count(
