@@ -526,3 +526,40 @@ def test_the_board_says_when_a_held_out_column_shares_the_in_distribution_items(
     assert f"Column {envs[1]} is held out but shares 300 of its 300 items with {envs[0]} " \
         "(in-distribution; by ID)" in to_markdown(board)  # fmt: skip
     assert envs[1] not in board.shared_stories
+
+
+def test_the_board_says_when_model_runs_were_sampled_differently_or_cannot_be_checked(
+    tmp_path: Path,
+) -> None:
+    """Two runs of one model at 4 and 6 tokens stood side by side without a word, and a row
+    whose results.jsonl was gone was ranked from its summary.json alone, silently (audit).
+    A tiny random Llama stands in for a model (real HF generation, in seconds)."""
+    import shutil
+
+    import pytest
+
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    model, env = tiny_llama(tmp_path / "model"), ["ToM-HiToM-O0-v0"]
+    for tokens in (4, 6):
+        evaluate(f"hf:{model}", env, n=1, out=tmp_path / f"m{tokens}", max_new_tokens=tokens,
+                 quiet=True)  # fmt: skip
+    evaluate("random", env, n=1, out=tmp_path / "random", quiet=True)
+    evaluate("heuristic:reality", env, n=1, out=tmp_path / "reality", quiet=True,
+             max_new_tokens=9)  # fmt: skip
+    runs = [tmp_path / name for name in ("m4", "m6", "random", "reality")]
+    board = collect(runs)
+    assert board.sampling == {
+        str(runs[0]): "temperature 0, 4 tokens", str(runs[1]): "temperature 0, 6 tokens"
+    }  # the rule-based runs are left out: no setting changes their answers
+    assert "Model runs sampled differently: " in to_markdown(board)
+    assert collect(runs[:1] + runs[2:]).sampling == {}  # one model run: nothing to compare
+    shutil.copytree(runs[2], tmp_path / "copy")
+    (tmp_path / "copy" / "results.jsonl").unlink()
+    board = collect([runs[2], tmp_path / "copy"])
+    assert board.unchecked == {str(tmp_path / "copy"): "results.jsonl"}
+    assert f"Run {tmp_path / 'copy'} has no results.jsonl: its row is its summary.json as " \
+        "written" in to_markdown(board)  # fmt: skip

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.agents.base import AgentUnavailableError, check_agent_spec
+from tomgym.agents.base import RULE_BASED, AgentUnavailableError, check_agent_spec
 from tomgym.eval.metrics import Z95, EnvSummary, Summary
 from tomgym.eval.store import (
     METADATA_FILE,
@@ -22,6 +22,8 @@ from tomgym.eval.store import (
     EnvPlan,
     RunFileError,
     RunMetadata,
+    agent_kind,
+    effective_sampling,
     read_metadata,
     write_json,
 )
@@ -171,6 +173,18 @@ class Leaderboard(BaseModel):
         "column of the same run (ExploreToM-Infilled's questions are ExploreToM's): env ID -> "
         "how many, with which. Their gap compares those questions with themselves.",
     )
+    sampling: dict[str, str] = Field(
+        default_factory=dict,
+        description="When the board's model runs were sampled differently: run directory -> "
+        "its temperature, token budget and top-p (rule-based agents, whose answers no setting "
+        "changes, left out). Their accuracies differ by the settings as well as the model.",
+    )
+    unchecked: dict[str, str] = Field(
+        default_factory=dict,
+        description="Runs whose row is their summary.json as written: run directory -> the "
+        "run files it lacks (results.jsonl, metadata.json), without which it is neither judged "
+        "again nor compared with the other runs.",
+    )
     changed_since: dict[str, str] = Field(
         default_factory=dict,
         description="Runs holding records of items that changed since they were made (a data "
@@ -308,6 +322,8 @@ def collect(
     shared: dict[str, str] = {}
     changed_since: dict[str, str] = {}
     made: dict[str, Any] = {}  # the envs made to judge again, shared by the runs
+    sampled: dict[str, str] = {}
+    unchecked: dict[str, str] = {}
     from tomgym.eval.targets import shared_items, shared_stories
 
     same_items: dict[str, str] = {}
@@ -341,6 +357,11 @@ def collect(
             for column, parts in pairs.items():
                 same_items.setdefault(column, "; ".join(parts))
         suites.add(summary.suite)
+        lacking = [f for f in (RESULTS_FILE, METADATA_FILE) if not Path(directory, f).exists()]
+        if lacking:
+            unchecked[str(directory)] = " and ".join(lacking)
+        if metadata is not None and agent_kind(metadata.agent) not in RULE_BASED:
+            sampled[str(directory)] = sampling_label(metadata)
         if metadata is not None:
             for plan in [*metadata.stored_envs, *metadata.envs]:
                 if plan.env_id in summary.envs:
@@ -411,8 +432,18 @@ def collect(
         not_judged_now=not_judged_now,
         shared_stories=shared,
         shared_items=same_items,
+        sampling=sampled if len(set(sampled.values())) > 1 else {},
+        unchecked=unchecked,
         changed_since=changed_since,
     )
+
+
+def sampling_label(metadata: RunMetadata) -> str:
+    """A model run's sampling, in words ("temperature 0, 64 tokens", top-p where not 1)."""
+    settings = effective_sampling(metadata.sampling)
+    label = f"temperature {settings['temperature']:g}, {settings['max_new_tokens']:g} tokens"
+    top_p = float(metadata.agent_options.get("top_p", 1.0))
+    return label + (f", top-p {top_p:g}" if top_p != 1.0 else "")
 
 
 def assign_ranks(
@@ -506,6 +537,20 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             f"Run {directory}: this tomgym judges {what} otherwise than its records say; the "
             "board counts the new verdicts (rerun its eval command to store them)."
             for directory, what in board.judged_now.items()
+        ]
+        + (
+            [
+                "Model runs sampled differently: "
+                + "; ".join(f"{d}: {how}" for d, how in board.sampling.items())
+                + " (their accuracies differ by the settings as well as the model)."
+            ]
+            if board.sampling
+            else []
+        )
+        + [
+            f"Run {directory} has no {what}: its row is its summary.json as written, neither "
+            "judged again nor compared with the other runs."
+            for directory, what in board.unchecked.items()
         ]
         + [
             f"Run {directory} holds records of items that changed since they were made ({what}): "
