@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import tomgym
-from tomgym.shortcuts import audit_envs, audit_table
+from tomgym.shortcuts import audit_envs, audit_notes, audit_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
 COMMAND = "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/shortcut_audit.py"
@@ -64,6 +64,8 @@ def main() -> int:
         "chance; it is not a shortcut).",
         "",
         table,
+        "",
+        *[f"- {note}" for note in audit_notes(rows)],
         "",
         *(["Skipped:", "", *notes] if notes else []),
     ]

@@ -10,11 +10,12 @@ from tomgym.cli_args import output_path, positive_int
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from tomgym.shortcuts import audit_envs, audit_table
+    from tomgym.shortcuts import audit_envs, audit_notes, audit_table
 
     n_train = args.n_train if args.n_train is not None else 2 * args.n
     rows, skipped = audit_envs(args.envs, n_train=n_train, n_test=args.n)
-    table = audit_table(rows)
+    notes = audit_notes(rows)
+    table = audit_table(rows) + "".join(["\n", *(f"\n- {note}" for note in notes)] if notes else [])
     print(table)
     for env_id, why in skipped.items():
         print(f"skipped {env_id}: {why}")

@@ -46,6 +46,11 @@ class AuditRow:
     baselines: dict[str, float] = field(default_factory=dict)
     probe: float | None = None
     probe_note: str = ""
+    oracle_gold_answers: int = 0
+    free_text_items: int = 0
+    """Test items with no set to guess from, whose chance counts as 0 (see chance_level)."""
+    """Test items the oracle answered by copying the gold (a family without a simulator:
+    ExploreToM, OpenToM): there its column is the gold labels themselves."""
     test_stories: int | None = None
     """Distinct stories among the test items: the items of one story are not independent, so
     a split of a few stories (ExploreToM's test split: 300 questions, 14 stories) moves a
@@ -157,16 +162,29 @@ def agent_accuracy(
     family: str,
     source_kwargs: dict[str, Any] | None = None,
 ) -> float:
+    """Accuracy of the agent ``spec`` on the items (see :func:`agent_run`)."""
+    return agent_run(spec, items, env_id, family, source_kwargs)[0]
+
+
+def agent_run(
+    spec: str,
+    items: Sequence[ToMItem],
+    env_id: str,
+    family: str,
+    source_kwargs: dict[str, Any] | None = None,
+) -> tuple[float, int]:
     """Accuracy of the agent ``spec`` on the items (scored by the env's verifier). A baseline
     that learns (``heuristic:majority``, ``heuristic:position``) fits itself as in ``tomgym
     eval`` (the env's train split, other folds without one), so that its column is eval's
     figure on the same items: fitted on the probe's training items, it moved with ``--n``
-    (position on ToM-HiToM-O2-v0's first 60 test items: 26.7 there, 43.3 in eval)."""
+    (position on ToM-HiToM-O2-v0's first 60 test items: 26.7 there, 43.3 in eval).
+    Returns (accuracy, responses that copied the gold: the oracle's on families it cannot
+    simulate)."""
     from tomgym.agents.base import make_agent
     from tomgym.rewards import score_response
 
     if not items:
-        return 0.0
+        return 0.0, 0
     agent = make_agent(spec)
     episodes = [episode_for(it, env_id, family, agent.privileged, source_kwargs) for it in items]
     responses = agent.act(episodes)
@@ -174,7 +192,7 @@ def agent_accuracy(
         score_response(r.text, it, "accuracy").correct
         for r, it in zip(responses, items, strict=True)
     )
-    return right / len(items)
+    return right / len(items), sum(r.extra.get("source") == "gold" for r in responses)
 
 
 class NoAuditItemsError(ValueError):
@@ -209,9 +227,11 @@ def audit_env(
         n_train=len(train),
         n_test=len(test),
         chance=sum(map(chance_level, test)) / max(1, len(test)),
-        oracle=agent_accuracy("oracle", test, env_id, family, kwargs),
+        oracle=0.0,
         test_stories=len({it.story for it in test}),
+        free_text_items=sum(it.chance is None for it in test),
     )
+    row.oracle, row.oracle_gold_answers = agent_run("oracle", test, env_id, family, kwargs)
     for spec in baselines:
         row.baselines[spec] = agent_accuracy(spec, test, env_id, family, kwargs)
     row.probe, row.probe_note = probe_accuracy(train, test)
@@ -423,11 +443,33 @@ def audit_table(rows: Sequence[AuditRow], baselines: Sequence[str] = BASELINES) 
     return "\n".join(lines)
 
 
+def audit_notes(rows: Sequence[AuditRow]) -> list[str]:
+    """What the table's cells do not say: a chance level that counts free-text items as 0, an
+    oracle column that is the gold labels copied, a probe left out and why."""
+    notes = []
+    for r in rows:
+        if r.free_text_items:
+            notes.append(
+                f"chance on {r.env_id}: its {r.free_text_items} free-text test items count as 0 "
+                "(an open answer is not won by guessing; `tomgym eval` gives such an env no "
+                "chance level)"
+            )
+        if r.oracle_gold_answers:
+            notes.append(
+                f"oracle on {r.env_id}: the gold answer copied on {r.oracle_gold_answers} of "
+                f"{r.n_test} items (no simulator for {r.family}), so its column is the labels'"
+            )
+        if r.probe is None and r.probe_note:
+            notes.append(f"probe on {r.env_id}: {r.probe_note}")
+    return notes
+
+
 __all__ = [
     "BASELINES",
     "AuditRow",
     "audit_env",
     "audit_envs",
+    "audit_notes",
     "audit_table",
     "chance_level",
     "probe_accuracy",

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from tomgym.generalisation_commands import add_commands
-from tomgym.shortcuts import AuditRow, audit_env, audit_table, fit_probe, probe_predict
+from tomgym.shortcuts import (
+    AuditRow,
+    audit_env,
+    audit_notes,
+    audit_table,
+    fit_probe,
+    probe_predict,
+)
 
 
 def test_shortcut_share() -> None:
@@ -62,6 +69,12 @@ def test_audit_says_how_many_stories_its_test_items_come_from(data_root: Path) -
     by tens of points between equally valid splits (split red team), and the table now says so."""
     row = audit_env("ToM-ExploreToM-v0", n_train=100, n_test=300, baselines=("random",))
     assert (row.n_test, row.test_stories) == (300, 14)
+    # its oracle copies the gold and its chance counts free text as 0: the table now says so
+    assert row.oracle_gold_answers == 300 and row.free_text_items == 31
+    assert [note.split(":")[0] for note in audit_notes([row])] == [
+        "chance on ToM-ExploreToM-v0", "oracle on ToM-ExploreToM-v0"
+    ]
+    assert audit_notes([audit_env("ToM-ToMi-v0", n_train=40, n_test=20)]) == []
 
 
 def test_audit_release_without_split(data_root: Path) -> None:
