@@ -563,3 +563,29 @@ def test_the_board_says_when_model_runs_were_sampled_differently_or_cannot_be_ch
     assert board.unchecked == {str(tmp_path / "copy"): "results.jsonl"}
     assert f"Run {tmp_path / 'copy'} has no results.jsonl: its row is its summary.json as " \
         "written" in to_markdown(board)  # fmt: skip
+
+
+def test_the_length_plot_tells_tokens_from_words() -> None:
+    """A model's 40 tokens and a baseline's 12 words were bars on one axis labelled
+    "(completion_tokens / words)", read as one quantity (audit)."""
+    from tomgym.eval.plots import _pyplot, response_length_figure
+
+    def sized(agent: str, mean: float | None, source: str) -> LeaderboardRow:
+        return LeaderboardRow(agent=agent, directory=agent, n_items=1, accuracy=0.5,
+                              response_tokens_mean=mean, response_tokens_source=source)  # fmt: skip
+
+    board = Leaderboard(envs=[], rows=[
+        sized("m", 40.0, "completion_tokens"), sized("b", 12.0, "words"),
+        sized("x", None, "completion_tokens/words"),
+    ])  # fmt: skip
+    plt = _pyplot()
+    fig = response_length_figure(board, plt)
+    try:
+        (ax,) = fig.axes
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["tokens", "words"]
+        bars = ax.patches
+        assert [b.get_width() for b in bars] == [40.0, 12.0, 0.0]
+        assert bars[0].get_facecolor() != bars[1].get_facecolor()
+        assert "mixed" in ax.texts[0].get_text() and "(" not in ax.get_xlabel()
+    finally:
+        plt.close(fig)

@@ -100,6 +100,33 @@ def accuracy_by_order_figure(board: Leaderboard, plt: Any) -> Any:
     return fig
 
 
+LENGTH_UNITS = {"completion_tokens": ("tokens", "C0"), "words": ("words", "C1")}
+"""How a row's length is counted (``response_tokens_source``) -> its legend label and colour."""
+
+
+def response_length_figure(board: Leaderboard, plt: Any) -> Any:
+    """Mean response length per row, tokens and words told apart by colour (one axis drew
+    both as one quantity); a row whose envs mix the two has no bar and says so."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    labels = [agent_label(r) for r in board.rows]
+    drawn: set[str] = set()
+    for label, row in zip(labels, board.rows, strict=True):
+        unit = row.response_tokens_source or "words"
+        if row.response_tokens_mean is None or unit not in LENGTH_UNITS:
+            ax.barh(label, 0.0)
+            ax.annotate(" tokens and words mixed: no length", (0, label), va="center")
+            continue
+        name, colour = LENGTH_UNITS[unit]
+        ax.barh(label, row.response_tokens_mean, color=colour,
+                label=None if name in drawn else name)  # fmt: skip
+        drawn.add(name)
+    if drawn:
+        ax.legend(title="counted in")
+    ax.set_xlabel("mean response length")
+    ax.set_title("Response length")
+    return fig
+
+
 def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
     """``accuracy_by_order.png`` and ``response_length.png`` under ``directory``."""
     plt = _pyplot()
@@ -113,12 +140,7 @@ def write_plots(board: Leaderboard, directory: Path) -> list[Path]:
     plt.close(fig)
     written.append(path)
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    labels = [agent_label(r) for r in board.rows]
-    ax.barh(labels, [r.response_tokens_mean or 0.0 for r in board.rows])
-    units = sorted({r.response_tokens_source or "words" for r in board.rows})
-    ax.set_xlabel(f"mean response length ({' / '.join(units)})")
-    ax.set_title("Response length")
+    fig = response_length_figure(board, plt)
     fig.tight_layout()
     path = directory / "response_length.png"
     fig.savefig(path, dpi=120)
