@@ -14,8 +14,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     n_train = args.n_train if args.n_train is not None else 2 * args.n
     rows, skipped = audit_envs(args.envs, n_train=n_train, n_test=args.n)
-    notes = audit_notes(rows)
-    table = audit_table(rows) + "".join(["\n", *(f"\n- {note}" for note in notes)] if notes else [])
+    table, notes = audit_table(rows), audit_notes(rows)
+    if notes:
+        table += "\n\n" + "\n".join(f"- {note}" for note in notes)
     print(table)
     for env_id, why in skipped.items():
         print(f"skipped {env_id}: {why}")

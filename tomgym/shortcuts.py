@@ -220,6 +220,7 @@ def audit_env(
             f"{'training' if not test else 'test'} half (stories are split by a hash of their "
             "text, so that no story is on both sides); give its items a split column"
         )
+    oracle, copied = agent_run("oracle", test, env_id, family, kwargs)
     row = AuditRow(
         env_id=env_id,
         family=family,
@@ -227,11 +228,11 @@ def audit_env(
         n_train=len(train),
         n_test=len(test),
         chance=sum(map(chance_level, test)) / max(1, len(test)),
-        oracle=0.0,
+        oracle=oracle,
+        oracle_gold_answers=copied,
         test_stories=len({it.story for it in test}),
         free_text_items=sum(it.chance is None for it in test),
     )
-    row.oracle, row.oracle_gold_answers = agent_run("oracle", test, env_id, family, kwargs)
     for spec in baselines:
         row.baselines[spec] = agent_accuracy(spec, test, env_id, family, kwargs)
     row.probe, row.probe_note = probe_accuracy(train, test)

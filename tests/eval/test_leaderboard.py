@@ -586,6 +586,6 @@ def test_the_length_plot_tells_tokens_from_words() -> None:
         bars = ax.patches
         assert [b.get_width() for b in bars] == [40.0, 12.0, 0.0]
         assert bars[0].get_facecolor() != bars[1].get_facecolor()
-        assert "mixed" in ax.texts[0].get_text() and "(" not in ax.get_xlabel()
+        assert "mix tokens and words" in ax.texts[0].get_text() and "(" not in ax.get_xlabel()
     finally:
         plt.close(fig)

@@ -113,8 +113,9 @@ def response_length_figure(board: Leaderboard, plt: Any) -> Any:
     for label, row in zip(labels, board.rows, strict=True):
         unit = row.response_tokens_source or "words"
         if row.response_tokens_mean is None or unit not in LENGTH_UNITS:
+            why = " (its envs mix tokens and words)" if "/" in unit else ""
             ax.barh(label, 0.0)
-            ax.annotate(" tokens and words mixed: no length", (0, label), va="center")
+            ax.annotate(f" no length{why}", (0, label), va="center")
             continue
         name, colour = LENGTH_UNITS[unit]
         ax.barh(label, row.response_tokens_mean, color=colour,
