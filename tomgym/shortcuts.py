@@ -47,10 +47,10 @@ class AuditRow:
     probe: float | None = None
     probe_note: str = ""
     oracle_gold_answers: int = 0
-    free_text_items: int = 0
-    """Test items with no set to guess from, whose chance counts as 0 (see chance_level)."""
     """Test items the oracle answered by copying the gold (a family without a simulator:
     ExploreToM, OpenToM): there its column is the gold labels themselves."""
+    free_text_items: int = 0
+    """Test items with no set to guess from, whose chance counts as 0 (see chance_level)."""
     test_stories: int | None = None
     """Distinct stories among the test items: the items of one story are not independent, so
     a split of a few stories (ExploreToM's test split: 300 questions, 14 stories) moves a
