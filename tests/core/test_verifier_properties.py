@@ -605,3 +605,51 @@ def test_look_alike_and_broken_spellings_agree_with_the_oracle(
         response = f"<think>x</think><answer>{spelling}</answer>"
         score = score_response(response, item, "accuracy")
         assert score.correct == oracle_allows(response, item), (spelling, score.detail)
+
+
+SPAN_WORDS = ("red", "box", "green", "big", "the", "x")
+SPAN_PHRASES = {
+    "red_box": [("red", "box"), ("big", "red", "box")],
+    "box": [("box",)],
+    "green_box": [("green", "box"), ("green",)],
+    "red": [("red",), ("big", "red")],
+}
+
+
+def _spans_by_sorting(
+    tokens: Sequence[str], phrases: dict[str, list[tuple[str, ...]]]
+) -> dict[str, list[tuple[int, int]]]:
+    """indexed_spans' documented rule, written with an explicit sort: longest span first, then
+    leftmost, then the mapping's order; a span strictly inside an accepted one of another key
+    is dropped."""
+    ranked = [
+        (start, start + len(phrase), rank, key)
+        for rank, (key, phrase) in enumerate((k, p) for k, ps in phrases.items() for p in ps)
+        for start in range(len(tokens))
+        if tuple(tokens[start : start + len(phrase)]) == phrase
+    ]
+    ranked.sort(key=lambda s: (s[0] - s[1], s[0], s[2]))
+    owner: list[str | None] = [None] * len(tokens)
+    found: dict[str, list[tuple[int, int]]] = {}
+    for start, end, _, key in ranked:
+        owners = set(owner[start:end])
+        if len(owners) == 1 and None not in owners and owners != {key}:
+            continue
+        found.setdefault(key, []).append((start, end))
+        for i in range(start, end):
+            owner[i] = owner[i] or key
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SPAN_WORDS), max_size=40))
+def test_mention_spans_follow_the_documented_order_without_a_sort(tokens: list[str]) -> None:
+    # indexed_spans orders its spans by grouping them by length (linear in the response) in
+    # place of a sort (n log n): it must accept the spans the sorted order accepts.
+    from tomgym.answers import indexed_spans, phrase_index
+
+    found = indexed_spans(tokens, phrase_index(SPAN_PHRASES))
+    expected = _spans_by_sorting(tokens, SPAN_PHRASES)
+    assert {key: sorted(spans) for key, spans in found.items()} == {
+        key: sorted(spans) for key, spans in expected.items()
+    }
