@@ -169,6 +169,35 @@ def test_oracle_refuses_a_mode_its_family_lacks_and_an_empty_file(
     assert "note: 1 of 4 stories or questions could not be read" in capsys.readouterr().err
 
 
+def test_oracle_keeps_its_input_reads_answers_as_the_judge_and_names_bad_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Data red team: `--out` naming the input emptied the user's file; golds in another case
+    or with an article ("GREEN_DRAWER", "the blue_container") all counted as disagreements; a
+    null story, a numeric question or a non-UTF-8 line gave a traceback or a bare codec error."""
+    items = tomgym.load_items("ToM-HiToM-v0", n=3)
+    lines = [{"story": i.story, "question": i.question, "answer": i.answer} for i in items]
+    lines[0]["answer"] = lines[0]["answer"].upper()
+    lines[1]["answer"] = "the " + lines[1]["answer"]
+    path = tmp_path / "items.jsonl"
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    path.write_text("\ufeff" + text, encoding="utf-8")  # a byte-order mark is read past
+    assert main(["oracle", str(path), "--out", str(path)]) == 2
+    assert "is the input file itself" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == "\ufeff" + text
+    assert main(["oracle", str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("agreement: 1.0000 (3/3)")
+    bad = [dict(lines[0], story=None), dict(lines[1], question=7, answer=None)]
+    path.write_bytes(
+        "".join(json.dumps(x) + "\n" for x in bad).encode() + b'{"story": "caf\xe9"}\n'
+    )
+    assert main(["oracle", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1: story is null, not text" in err
+    assert "line 2: question is a number, not text; answer is null, not text or a number" in err
+    assert "line 3: not UTF-8 text (byte 15)" in err and "Traceback" not in err
+
+
 @pytest.fixture
 def data_root_reset() -> Iterator[None]:
     yield

@@ -156,8 +156,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if not failed else 2 if failed == unchecked else 1
 
 
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words ("null", "a list"), for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "empty" if not value.strip() else "text"
+    kinds = {bool: "true/false", int: "a number", float: "a number", list: "a list"}
+    return kinds.get(type(value), "an object")
+
+
 def cmd_oracle(args: argparse.Namespace) -> int:
     import tomgym
+    from tomgym.answers import words
 
     path = Path(args.file)
     out = Path(args.out) if args.out else path.with_suffix(".disagreements.jsonl")
@@ -166,9 +177,19 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--family {args.family} has the mode(s) {', '.join(modes)}, not --mode {args.mode}"
         )
+    if out.exists() and path.exists() and out.samefile(path):
+        raise ValueError(
+            f"--out {out} is the input file itself: the disagreements would overwrite it "
+            "(leave --out out, or name another file)"
+        )
     records, problems = [], []
-    with path.open(encoding="utf-8") as src:
-        for line_no, line in enumerate(src, 1):
+    with path.open("rb") as src:
+        for line_no, raw in enumerate(src, 1):
+            try:  # a byte-order mark is no part of the first record
+                line = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                problems.append(f"line {line_no}: not UTF-8 text (byte {exc.start + 1})")
+                continue
             if not line.strip():
                 continue
             try:
@@ -183,6 +204,18 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             if missing:
                 keys = ", ".join(sorted(record)) or "none"
                 problems.append(f"line {line_no}: no {', '.join(missing)} (its keys: {keys})")
+                continue
+            not_text = [
+                f"{key} is {_json_kind(record[key])}, not text"
+                for key in ("story", "question")
+                if not isinstance(record[key], str) or not record[key].strip()
+            ] + (
+                [f"answer is {_json_kind(record['answer'])}, not text or a number"]
+                if isinstance(record["answer"], (bool, list, dict)) or record["answer"] is None
+                else []
+            )
+            if not_text:
+                problems.append(f"line {line_no}: {'; '.join(not_text)}")
                 continue
             records.append((line_no, record["story"], record["question"], record["answer"]))
     if problems:  # every bad line named, and nothing written
@@ -206,7 +239,8 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 ours, error = None, str(exc)
                 unparsed += 1
-            if ours is not None and ours == str(gold).strip():
+            # As the judge reads answers: case, articles, "_" and punctuation aside.
+            if ours is not None and words(ours) == words(str(gold)):
                 agree += 1
             else:
                 bad.write(
@@ -318,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         type=output_path,
-        help="where to write the disagreements (default FILE.disagreements.jsonl)",
+        help="where to write the disagreements (default: FILE with .jsonl replaced by "
+        ".disagreements.jsonl)",
     )
     p.set_defaults(handler=cmd_oracle)
 
