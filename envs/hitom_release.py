@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.audit import agreeing_items
-from tomgym.data import damaged, read_release_json, release_items, require_file
+from tomgym.data import (
+    DamagedDataError,
+    damaged,
+    read_release_json,
+    release_items,
+    require_file,
+)
 from tomgym.env import EnvArgumentError, ToMEnv, check_bool, check_choice, check_optional_int
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -106,7 +112,14 @@ def load_hitom_json(path: Path, copy: Copy = "cot") -> list[ToMItem]:
             if rec.get("prompting_type") == _PROMPTING[copy]:
                 yield str(number), functools.partial(_from_json_record, copy, rec)
 
-    return release_items(path, numbered())
+    try:
+        return release_items(path, numbered())
+    except DamagedDataError:
+        if not records:
+            raise
+        raise damaged(
+            path, f"holds no {_PROMPTING[copy]} records (the {copy} copy) among its {len(records)}"
+        ) from None
 
 
 def _from_text_file(copy: Copy, path: Path) -> dict[str, Any]:
@@ -169,7 +182,12 @@ def hitom_items(
         return items
     if type(order) is not int or order not in ORDERS:
         raise ValueError(f"Hi-ToM orders are the ints 0-4, got {order!r}")
-    return tuple(it for it in items if it.order == order)
+    kept = tuple(it for it in items if it.order == order)
+    if not kept:
+        raise damaged(
+            path, f"holds no order-{order} {_PROMPTING[copy]} records (the release has 120)"
+        )
+    return kept
 
 
 class HiToMReleaseEnv(ToMEnv):

@@ -26,7 +26,7 @@ GENRE_SIZES: dict[str, int] = {"coarse": 2384, "fine": 3576, "multihop": 7152, "
 TOTAL = 13708
 STORIES = 596
 ATTITUDES = ("positive", "negative", "neutral")
-_CACHE: dict[tuple[str, bool], tuple[ToMItem, ...]] = {}
+_CACHE: dict[tuple[str, bool, str | None], tuple[ToMItem, ...]] = {}
 
 
 def multihop_candidates(question: str, answer: str) -> tuple[str, ...]:
@@ -198,7 +198,9 @@ def load_opentom(
 def opentom_items(
     genre: str | None = None, long: bool = False, env_id: str = ENV_ID
 ) -> tuple[ToMItem, ...]:
-    """All genres (or one), cached per process; checks every file is there first."""
+    """All genres (or one), cached per process; checks every file is there first. A genre's
+    env reads its own question files only: another genre's missing or damaged file leaves it
+    usable."""
     genres = tuple(GENRE_FILES) if genre is None else (genre,)
     for g in genres:
         if g not in GENRE_FILES:
@@ -207,10 +209,13 @@ def opentom_items(
             require_file(env_id, "opentom", f"opentom/{file}")
     meta_name = "meta_data_long.json" if long else "meta_data.json"
     meta = require_file(env_id, "opentom", f"opentom/{meta_name}")
-    key = (str(meta.parent), long)
+    every = (str(meta.parent), long, None)
+    if every in _CACHE:  # all genres already read: no second read for one of them
+        return tuple(it for it in _CACHE[every] if genre is None or it.metadata["genre"] == genre)
+    key = (str(meta.parent), long, genre)
     if key not in _CACHE:
-        _CACHE[key] = tuple(load_opentom(meta.parent, long=long))
-    return tuple(it for it in _CACHE[key] if genre is None or it.metadata["genre"] == genre)
+        _CACHE[key] = tuple(load_opentom(meta.parent, genres, long=long))
+    return _CACHE[key]
 
 
 class OpenToMEnv(ToMEnv):

@@ -425,3 +425,14 @@ def test_a_write_error_that_names_no_file_is_told_with_the_out_path(
     assert main(["export", "--env", "ToM-ToMi-v0", "--n", "2", "--out", "/dev/full"]) == 2
     err = capsys.readouterr().err
     assert "No space left on device" in err and "--out /dev/full" in err
+
+
+def test_gymnasiums_coloured_warnings_reach_a_log_without_escape_codes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Data red team: `tomgym check` wrote Gymnasium's "[33mWARN: ... out of date[0m" into
+    files and pipes."""
+    assert main(["check", "ToM-HiToM-O1-Debiased-v0", "--items", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "WARN: The environment ToM-HiToM-O1-Debiased-v0 is out of date" in err
+    assert "\x1b[" not in err

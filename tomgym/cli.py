@@ -7,6 +7,7 @@ import argparse
 import difflib
 import json
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -119,7 +120,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import tomgym
     from tomgym.checks import check_tom_env
-    from tomgym.data import MissingDataError
+    from tomgym.data import DamagedDataError, MissingDataError
 
     for env_id in args.env_ids:
         tomgym.get_spec(env_id)  # an unknown ID is a usage error, named before any check runs
@@ -128,6 +129,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     for env_id in ids:
         try:
             report = check_tom_env(env_id, n_items=args.items)
+        except DamagedDataError as exc:  # installed but unreadable: a finding, not a skip
+            print(f"FAIL {env_id}: {exc}")
+            failed += 1
+            continue
         except MissingDataError as exc:  # not installed here: nothing to check, not a failure
             if args.env_ids:  # ... unless it was named: then it could not be checked
                 print(f"FAIL {env_id}: not checked: {exc.brief}")
@@ -437,9 +442,13 @@ def _unrecognized(extra: Sequence[str], parser: argparse.ArgumentParser, command
     return said + (f" ({'; '.join(hints)})" if hints else "")
 
 
+_ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _one_line_warning(prog: str) -> Callable[..., None]:
     def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        print(f"{prog}: warning: {message}", file=sys.stderr)
+        # Gymnasium colours its own warnings: the escape codes are noise in a log or a pipe.
+        print(f"{prog}: warning: {_ANSI_COLOUR.sub('', str(message))}", file=sys.stderr)
 
     return show
 

@@ -397,6 +397,9 @@ class ToMEnv(gym.Env[str, str]):
         self.source_kwargs: dict[str, Any] = dict(source_kwargs)
         """The arguments that picked the items (``split``, ``debiased``...), as given."""
         self.source: ItemSource = self.build_source(**source_kwargs)
+        if self.source.size == 0:  # a family's loader names a damaged file before this
+            given = f" with {source_kwargs}" if source_kwargs else ""
+            raise ValueError(f"{self.label} serves no items{given}: nothing to reset to")
         if tom_id is not None:  # once the arguments are known to be good
             warn_if_redefined(tom_id, source_kwargs)
         family = self.prompt_family

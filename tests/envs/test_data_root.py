@@ -196,3 +196,54 @@ def test_putting_the_root_back_leaves_a_variable_set_since_alone(monkeypatch, tm
     os.environ["TOMGYM_DATA"] = str(tmp_path / "mine")  # the user's own, after ours
     set_data_root(None)
     assert os.environ["TOMGYM_DATA"] == str(tmp_path / "mine")
+
+
+def test_one_opentom_genre_is_served_without_another_genres_file(
+    tmp_path: Path, data_root: Path
+) -> None:
+    """Data red team: with multihop_so.json missing, every OpenToM env (attitude too) failed
+    with a bare "[Errno 2] No such file", though `tomgym data status` said only the full and
+    multihop envs need it."""
+    import tomgym
+
+    copy = tmp_path / "opentom"
+    copy.mkdir()
+    for path in (data_root / "opentom").iterdir():
+        if path.name != "multihop_so.json":
+            (copy / path.name).symlink_to(path.resolve())
+    set_data_root(tmp_path)
+    env = tomgym.make("ToM-OpenToM-Attitude-v0")
+    assert env.unwrapped.size == 596
+    with pytest.raises(MissingDataError, match="opentom/multihop_so.json"):
+        tomgym.make("ToM-OpenToM-Multihop-v0")
+
+
+def test_a_release_without_one_order_or_copy_is_damaged_not_an_env_of_no_items(
+    tmp_path: Path, data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Data red team: a Hi-ToM file without its order-4 records made ToM-HiToM-Original-O4-v0
+    an env of 0 items ("is procedural", "high <= 0", an eval of 0/0 with exit 0), and one
+    without its VP records was said to hold "no records"; `tomgym check` skipped a damaged
+    release as "not installed" and exited 0."""
+    import json
+
+    import tomgym
+    from tomgym.cli import main
+    from tomgym.data import DamagedDataError
+
+    release = json.loads((data_root / "hitom" / "Hi-ToM_data.json").read_text(encoding="utf-8"))
+    release["data"] = [
+        r for r in release["data"] if r["question_order"] != 4 and r["prompting_type"] == "CoTP"
+    ]
+    (tmp_path / "hitom").mkdir()
+    (tmp_path / "hitom" / "Hi-ToM_data.json").write_text(json.dumps(release), encoding="utf-8")
+    set_data_root(tmp_path)
+    assert tomgym.make("ToM-HiToM-Original-O3-v0").unwrapped.size == 120
+    with pytest.raises(DamagedDataError, match="holds no order-4 CoTP records"):
+        tomgym.make("ToM-HiToM-Original-O4-v0")
+    with pytest.raises(DamagedDataError, match="holds no VP records .* among its 480"):
+        tomgym.make("ToM-HiToM-Original-MC-v0")
+    assert main(["check", "--items", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL ToM-HiToM-Original-O4-v0: " in out and "FAIL ToM-HiToM-Original-MC-v0: " in out
+    assert "skip ToM-HiToM-Original" not in out
