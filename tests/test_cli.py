@@ -415,6 +415,18 @@ def test_show_takes_a_split_and_says_which_it_shows(capsys: pytest.CaptureFixtur
     assert "split: test" in captured.out and "note" not in captured.err
     assert main(["show", "ToM-HiToM-O1-v0", "--index", "0", "--seed", "3"]) == 0
     assert "--index names one" in capsys.readouterr().err
+    # Data red team: ToMi-Original's note sent users to --split test, which it refuses (eval
+    # asks its val split); ExploreToM's default of every item got no note; a negative --seed
+    # ended in Gymnasium's traceback.
+    assert main(["show", "ToM-ToMi-Original-v0", "--index", "3"]) == 0
+    assert "`tomgym eval` asks the val split" in capsys.readouterr().err
+    assert main(["show", "ToM-ExploreToM-v0", "--index", "3"]) == 0
+    assert "default split 'all'; `tomgym eval` asks the test split" in capsys.readouterr().err
+    assert main(["show", "ToM-HiToM-Original-v0", "--index", "3"]) == 0
+    assert "note" not in capsys.readouterr().err  # no splits: eval asks what show shows
+    with pytest.raises(SystemExit):
+        main(["show", "ToM-HiToM-O4-v0", "--seed", "-3"])
+    assert "argument --seed: must be 0 or more, got -3" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")

@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
+from tomgym.cli_args import (
+    add_pairs_option,
+    non_negative_int,
+    output_path,
+    parse_kwargs,
+    positive_int,
+)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -104,17 +110,37 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"env: {args.env_id}  item: {item.id}  index: {info['index']}  split: {item.split}  "
         f"order: {item.order}"
     )
-    if args.split is None and "split" not in kwargs and item.split not in ("all", "test"):
-        print(
-            f"tomgym show: note: this is the env's default split {item.split!r}; `tomgym eval` "
-            "asks the test split unless told otherwise (--split test shows its items)",
-            file=sys.stderr,
-        )
+    own = getattr(env.unwrapped, "source_kwargs", {}).get("split") or item.split
+    if args.split is None and "split" not in kwargs:
+        asked = _eval_split(args.env_id, kwargs)
+        if asked is not None and asked != own:
+            print(
+                f"tomgym show: note: this is the env's default split {own!r}; `tomgym eval` "
+                f"asks the {asked} split unless told otherwise (--split {asked} shows its "
+                "items)",
+                file=sys.stderr,
+            )
     print(f"question type: {item.question_type}  answer type: {item.answer_type}")
     if item.candidates:
         print(f"candidates: {', '.join(item.candidates)}")
     print(f"gold answer: {item.gold_text}")
     return 0
+
+
+def _eval_split(env_id: str, kwargs: dict[str, Any]) -> str | None:
+    """The split `tomgym eval` asks of the env by default (test, else its held-out val)."""
+    import contextlib
+    import io
+
+    from tomgym.eval.targets import open_env
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the eval's own notes, not show's
+            _, used = open_env(env_id, kwargs, "test")
+    except Exception:  # show has shown the item: no note is better than a failure here
+        return None
+    split = used.get("split")
+    return split if isinstance(split, str) else None
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -331,7 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="the prompt a model sees and the gold answer")
     p.add_argument("env_id")
-    p.add_argument("--seed", type=int, default=None, help="seed of reset's random item pick")
+    p.add_argument(
+        "--seed", type=non_negative_int, default=None, help="seed of reset's random item pick"
+    )
     p.add_argument("--index", type=int, default=None, help="the item to show (else a random one)")
     p.add_argument(
         "--split", default=None, help="the split to show an item of (default: the env's own)"
