@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 import csv
 import functools
+import io
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from tomgym.answers import story_places
-from tomgym.data import release_items, require_file
+from tomgym.data import damaged, read_release_text, release_items, require_file
 from tomgym.env import ToMEnv, check_choice
 from tomgym.items import ToMItem
 from tomgym.registry import register_tom_env
@@ -43,6 +44,16 @@ contrasting another person ("she does not know about it, but Liam is aware")."""
 SIZES: dict[str, int] = {"structured": 13293, "infilled": 13307}
 """Items after de-duplication (see :func:`load_exploretom`)."""
 
+REQUIRED_COLUMNS = (
+    "story_structure",
+    "infilled_story",
+    "question",
+    "expected_answer",
+    "qprop=params",
+    "qprop=nth_order",
+)
+"""The release's columns the env reads."""
+
 _CACHE: dict[tuple[str, str], tuple[ToMItem, ...]] = {}
 _SPLIT_CACHE: dict[tuple[str, str, str], tuple[ToMItem, ...]] = {}
 
@@ -56,12 +67,24 @@ def read_rows(path: Path) -> list[dict[str, str]]:
             raise ImportError(
                 f"reading {path} needs pyarrow: pip install 'tomgym[data]' (or use the CSV)"
             ) from None
-        return [
-            {k: "" if v is None else str(v) for k, v in row.items()}
-            for row in pq.read_table(path).to_pylist()
+        table = pq.read_table(path)
+        header: list[str] = list(table.column_names)
+        rows = [
+            {k: "" if v is None else str(v) for k, v in row.items()} for row in table.to_pylist()
         ]
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+    else:
+        reader = csv.DictReader(io.StringIO(read_release_text(path), newline=""))
+        rows = list(reader)
+        header = list(reader.fieldnames or ())
+    if not header and not rows:
+        raise damaged(path, "holds no records")
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise damaged(
+            path,
+            f"has no column(s) {', '.join(missing)} (its header: {', '.join(header) or 'none'})",
+        )
+    return rows
 
 
 @functools.cache

@@ -37,6 +37,14 @@ def belief_order(tom_type: str) -> int | None:
     return None
 
 
+def _names(answer: Any) -> list[str]:
+    """A list question's gold: the release's list of names (a bare string would be read as
+    its letters)."""
+    if not isinstance(answer, list) or not all(isinstance(n, str) for n in answer):
+        raise ValueError(f"correct_answer must be a list of names, got {answer!r}")
+    return answer
+
+
 def yes_no(answer: str) -> str:
     """FANToM's binary labels: ``yes``, ``no`` and ``no:long`` (counted as no)."""
     head = answer.strip().lower().split(":", 1)[0]
@@ -88,7 +96,7 @@ def _part_items(part: dict[str, Any], context: Context, seed: str) -> list[dict[
                 answer=q["correct_answer"],
                 candidates=tuple(options),
                 answer_type="choice",
-                order=belief_order(q.get("tom_type", "")),
+                order=belief_order(q.get("tom_type") or ""),
                 question_type="belief",
                 metadata={
                     "question_type": q.get("question_type"),
@@ -107,7 +115,7 @@ def _part_items(part: dict[str, Any], context: Context, seed: str) -> list[dict[
                     name,
                     "list",
                     question=q["question"],
-                    answer=list(q["correct_answer"]),
+                    answer=_names(q["correct_answer"]),
                     answer_type="names",
                     order=1,
                     question_type=name.removesuffix("QA_list"),

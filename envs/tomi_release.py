@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomgym.audit import agreeing_items
-from tomgym.data import damaged, release_items, require_file
+from tomgym.data import damaged, read_release_text, release_items, require_file
 from tomgym.env import ToMEnv, argument_error, check_bool, check_choice
-from tomgym.items import ToMItem
+from tomgym.items import ItemError, ToMItem
 from tomgym.registry import register_tom_env
 from tomgym.sources import ItemSource, list_source
 
@@ -54,7 +54,7 @@ def _questions(txt: Path) -> Iterator[tuple[int, list[str], str, str]]:
     """Yields (line number, story lines, question, answer) per question line."""
     story: list[str] = []
     last = 0
-    for lineno, raw in enumerate(txt.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, raw in enumerate(read_release_text(txt).splitlines(), start=1):
         if not raw.strip():
             story, last = [], 0
             continue
@@ -78,7 +78,7 @@ def load_tomi(
 ) -> list[ToMItem]:
     """One split of the release: every question with its type, order and story type."""
     questions = list(_questions(txt))
-    traces = [t for t in trace.read_text(encoding="utf-8").splitlines() if t.strip()]
+    traces = [t for t in read_release_text(trace).splitlines() if t.strip()]
     if len(traces) != len(questions):
         raise damaged(
             txt,
@@ -91,7 +91,10 @@ def load_tomi(
         fields = traces[number].split(",")
         if len(fields) < 3:
             raise damaged(trace, f"line {number + 1} has fewer than 3 fields")
-        qtype, tom = parse_question_type(fields[-2])
+        try:
+            qtype, tom = parse_question_type(fields[-2])
+        except ValueError as exc:  # the trace's fault, not the question line's
+            raise ItemError(f"{trace} line {number + 1}: {exc}") from None
         story_type = fields[-1]
         if story_type not in ("true_belief", "false_belief", "second_order_false_belief"):
             raise damaged(trace, f"line {number + 1} names an unknown story type {story_type!r}")

@@ -47,16 +47,26 @@ def damaged(path: Path, problem: str) -> DamagedDataError:
     )
 
 
+def read_release_text(path: Path) -> str:
+    """A release file's text, or a :class:`DamagedDataError` naming the line that is not
+    UTF-8."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise damaged(path, f"is not UTF-8 text (line {line}, byte {exc.start + 1})") from None
+
+
 def read_release_json(path: Path) -> Any:
     """A release file's JSON, or a :class:`DamagedDataError` naming the file and the place."""
+    text = read_release_text(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise damaged(
             path, f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
         ) from None
-    except UnicodeDecodeError:
-        raise damaged(path, "is not UTF-8 text") from None
 
 
 class DownloadError(RuntimeError):

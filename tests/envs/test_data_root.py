@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -247,3 +249,67 @@ def test_a_release_without_one_order_or_copy_is_damaged_not_an_env_of_no_items(
     out = capsys.readouterr().out
     assert "FAIL ToM-HiToM-Original-O4-v0: " in out and "FAIL ToM-HiToM-Original-MC-v0: " in out
     assert "skip ToM-HiToM-Original" not in out
+
+
+def _copy_release(data_root: Path, tmp_path: Path, dataset: str, changed: dict[str, bytes]) -> None:
+    """``dataset``'s release under ``tmp_path``: the files of ``changed`` with those bytes, the
+    rest linked to the real release."""
+    for path in (data_root / dataset).rglob("*"):
+        if path.is_file():
+            rel = path.relative_to(data_root)
+            target = tmp_path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if str(rel) in changed:
+                target.write_bytes(changed[str(rel)])
+            else:
+                target.symlink_to(path.resolve())
+
+
+def _edited(data_root: Path, relpath: str, edit: Callable[[str], str]) -> bytes:
+    return edit((data_root / relpath).read_text(encoding="utf-8")).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("env_id", "relpath", "edit", "said"),
+    [
+        ("ToM-ToMi-Original-v0", "tomi/clever_hans/train.txt",
+         lambda text: text.replace("Oliver", "Oliv\udce9r", 1),
+         "train.txt is not UTF-8 text (line"),
+        ("ToM-ToMi-Original-v0", "tomi/clever_hans/train.trace",
+         lambda text: text.replace("first_order", "weird_order", 1),
+         "train.trace line 2: unknown ToMi question type"),
+        ("ToM-ExploreToM-v0", "exploretom/explore_tom.csv",
+         lambda text: text.replace("expected_answer", "answer", 1),
+         "explore_tom.csv has no column(s) expected_answer (its header: story_structure"),
+        ("ToM-OpenToM-Attitude-v0", "opentom/meta_data.json",
+         lambda text: text.replace('"narrative"', '"narration"', 1),
+         "meta_data.json story"),
+    ],
+)  # fmt: skip
+def test_a_damaged_record_or_file_is_blamed_on_its_own_file_and_place(
+    tmp_path: Path, data_root: Path, env_id: str, relpath: str, edit: Any, said: str
+) -> None:
+    """Data red team: a non-UTF-8 ToMi or ExploreToM file gave a bare codec error naming no
+    file; a missing CSV column a bare "expected_answer"; an unknown type in a ToMi trace was
+    blamed on the question file; a story without its narrative on a question file."""
+    import tomgym
+    from tomgym.items import ItemError
+
+    def surrogate_safe(text: str) -> bytes:  # the lone surrogate stands for a Latin-1 byte
+        return edit(text).encode("utf-8", "surrogateescape")
+
+    raw = surrogate_safe((data_root / relpath).read_text(encoding="utf-8"))
+    _copy_release(data_root, tmp_path, relpath.split("/")[0], {relpath: raw})
+    set_data_root(tmp_path)
+    with pytest.raises((ItemError, MissingDataError)) as info:
+        tomgym.make(env_id)
+    assert said in str(info.value) and str(tmp_path) in str(info.value)
+
+
+def test_a_fantom_list_gold_given_as_one_string_is_refused() -> None:
+    """Data red team: "correct_answer": "Ann" was served as the names A, n, n."""
+    from tomgym.envs.fantom import _names
+
+    assert _names(["Ann", "Bob"]) == ["Ann", "Bob"]
+    with pytest.raises(ValueError, match="must be a list of names, got 'Ann'"):
+        _names("Ann")

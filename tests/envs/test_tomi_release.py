@@ -81,7 +81,7 @@ def test_small_file_and_bad_records(tmp_path):
     with pytest.raises(ItemError, match=r"x.txt record 1 \(line 7\).*not among the candidates"):
         load_tomi(txt, trace)
     txt, trace = _write(tmp_path, answer="box", trace_type="third_order")
-    with pytest.raises(ItemError, match=r"x.txt record 1 .*third_order"):
+    with pytest.raises(ItemError, match=r"x.trace line 2: unknown ToMi question type .third_order"):
         load_tomi(txt, trace)
 
 
