@@ -11,12 +11,14 @@ import argparse
 
 from trl import GRPOConfig, GRPOTrainer
 
+import tomgym
+from tomgym.train.commands import resolve_model_path
 from tomgym.train.trl import tom_dataset, tom_reward_funcs
-from tomgym.train.trl_backend import device_settings, resolve_model_path
+from tomgym.train.trl_backend import device_settings
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--model", default="smollm2", help="'smollm2' (bundled), hub ID or path")
-parser.add_argument("--env", default="ToM-HiToM-O1-v0")
+parser.add_argument("--env", default="ToM-HiToM-O1-v0", help="any trainable env ID")
 parser.add_argument("--n", type=int, default=64, help="training prompts")
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--tokens", type=int, default=32, help="max completion tokens")
@@ -25,7 +27,10 @@ args = parser.parse_args()
 
 # Conversational `prompt` messages plus a `label` column (env ID, item index, env kwargs):
 # TRL passes the label to the reward functions, which rebuild the item and call env.step.
-dataset = tom_dataset(args.env, split="train", n=args.n, length=1)
+# One-chapter stories keep CPU prompts short; only generated Hi-ToM envs take a length.
+spec = tomgym.get_spec(args.env)
+short = {"length": 1} if spec.family == "hitom" and spec.procedural else {}
+dataset = tom_dataset(args.env, split="train", n=args.n, **short)
 
 config = GRPOConfig(
     output_dir=args.out,

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -28,10 +30,14 @@ def test_plain_loop(tmp_path: Path) -> None:
     assert "mean reward" in out
 
 
-def test_trl_grpo(tmp_path: Path) -> None:
+@pytest.mark.parametrize("env", ["ToM-HiToM-O1-v0", "ToM-ToMi-v0"])
+def test_trl_grpo(tmp_path: Path, env: str) -> None:
+    # RL red team: the example passed length=1 to every --env, which only generated Hi-ToM
+    # envs take (ToMi's refused it)
     run_example(
         "trl_grpo.py",
-        *("--n", "4", "--steps", "1", "--tokens", "4", "--out", str(tmp_path / "run")),
+        *("--env", env, "--n", "4", "--steps", "1", "--tokens", "4"),
+        *("--out", str(tmp_path / "run")),
         cwd=tmp_path,
     )
     assert (tmp_path / "run" / "final" / "config.json").is_file()

@@ -85,7 +85,12 @@ def test_an_export_short_of_n_says_so(tmp_path: Path, capsys: pytest.CaptureFixt
     assert run(argv) == 0
     said = capsys.readouterr().out
     assert "wrote 300 rows to" in said
-    assert "fewer than --n 5000 asked: the env(s) hold no more in split 'val'" in said
+    assert "fewer than --n 5000 per env asked: that is every item the env(s) serve" in said
+    # RL red team: a .pq or .PARQUET file was written, then counted as UTF-8 text (exit 2)
+    for name in ("val.pq", "val.PARQUET"):
+        argv[-1] = str(tmp_path / name)
+        assert run(argv) == 0
+        assert "wrote 300 rows to" in capsys.readouterr().out
 
 
 def test_export_refuses_eval_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,6 +132,23 @@ def test_train_dry_run_prints_and_writes_nothing(
     assert argv[argv.index("--vllm.num_engines") + 1] == "4"
     assert argv[argv.index("--ckpt.save_steps") + 1] == "8"  # 64 prompts / 8 a batch
     assert "--algo.kl.use_loss" in argv and str(out / "best_checkpoint.json") in text
+
+
+def test_an_openrlhf_run_of_the_bundled_model_passes_its_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RL red team: `--model smollm2` reached OpenRLHF as the hub ID "smollm2" (the dry run
+    passed, the real run would fail loading it); the TRL backend resolved it."""
+    from tomgym.agents.hf import smollm2_path
+
+    argv = ["train", "--model", "smollm2", "--train-env", "ToM-HiToM-v0", "--n", "8",
+            "--out", str(tmp_path / "run"), "--dry-run"]  # fmt: skip
+    assert run(argv) == 0
+    captured = capsys.readouterr()
+    command = shlex.split(captured.out.splitlines()[0])
+    model = command[command.index("--actor.model_name_or_path") + 1]
+    assert model == str(smollm2_path()[0])
+    assert "prompt lengths not checked" not in captured.err  # its tokenizer was loaded
 
 
 def test_train_overrides_and_address(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from tomgym.cli_args import (
 )
 from tomgym.train.export import (
     FORMATS,
+    PARQUET_SUFFIXES,
     EvalOnlyError,
     ExportError,
     HeldOutDataWarning,
@@ -79,19 +80,19 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
     rows = exported_rows(Path(path))
-    wanted = args.n * len(unique_env_ids(args.env)) if args.n else None
+    wanted = args.n * len(dict.fromkeys(args.env)) if args.n else None  # warned of once
     short = (
-        f" (fewer than --n {args.n} asked: the env(s) hold no more in split {args.split!r})"
+        f" (fewer than --n {args.n} per env asked: that is every item the env(s) serve here)"
         if wanted is not None and rows < wanted
         else ""
     )
-    print(f"wrote {rows} rows to {path}{short}")
+    print(f"wrote {rows} row{'s' if rows != 1 else ''} to {path}{short}")
     return 0
 
 
 def exported_rows(path: Path) -> int:
     """Rows in an exported file: JSONL lines, or a parquet file's row count."""
-    if path.suffix == ".parquet":
+    if path.suffix.lower() in PARQUET_SUFFIXES:
         import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
@@ -149,6 +150,16 @@ def with_env_kwargs(config: dict[str, Any], env_kwargs: dict[str, Any]) -> dict[
     --kwarg existed, so rerunning one still resumes it)."""
     extra = {k: v for k, v in env_kwargs.items() if k != "reward"}
     return {**config, "env_kwargs": extra} if extra else config
+
+
+def resolve_model_path(model: str) -> str:
+    """``smollm2`` (the bundled model: its saved copy, made on first use), else a hub ID or
+    path as given. Either backend trains the same weights for the same ``--model``."""
+    if model.strip() == "smollm2":
+        from tomgym.agents.hf import smollm2_path
+
+        return str(smollm2_path()[0])
+    return model
 
 
 def missing_local_model(model: str) -> str | None:
@@ -229,7 +240,10 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     warn_held_out_training(
         args.train_env, args.split, args.eval_env, args.eval_split, env_kwargs, args.n
     )
-    check_training_prompts(args, env_kwargs, preset.prompt_max_tokens)
+    # OpenRLHF loads --model itself: the bundled model's alias is a directory by now.
+    model = resolve_model_path(args.model)
+    check_training_prompts(argparse.Namespace(**{**vars(args), "model": model}), env_kwargs,
+                           preset.prompt_max_tokens)  # fmt: skip
     out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -243,7 +257,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     if save_steps is None:  # one checkpoint per pass over the data
         save_steps = steps_per_pass(rows, preset.prompts_per_batch)
     command = build_command(
-        args.model,
+        model,
         dataset,
         out,
         preset,
@@ -433,7 +447,12 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--env", nargs="+", action="extend", required=True, metavar="ID")
     p.add_argument("--split", default="train", help="env split (default: train)")
     p.add_argument("--n", type=positive_int, help="items per env (needed for procedural envs)")
-    p.add_argument("--format", choices=FORMATS, default="openrlhf")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="openrlhf",
+        help="row layout (default openrlhf: prompt and label, as OpenRLHF and TRL read)",
+    )
     p.add_argument(
         "--out", type=output_path, required=True, help="output file (.jsonl, or .parquet for verl)"
     )

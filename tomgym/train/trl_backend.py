@@ -20,6 +20,7 @@ from tomgym.train.commands import (
     check_eval_agent,
     evaluate_run,
     preset_from_args,
+    resolve_model_path,
     train_env_kwargs,
     with_env_kwargs,
 )
@@ -121,15 +122,6 @@ def micro_batch(completions: int) -> int:
     """The largest divisor of ``completions`` up to TRL_MICRO_BATCH: micro-batches that add up
     to the whole batch exactly, so one optimizer step still sees every completion."""
     return max(d for d in range(1, min(completions, TRL_MICRO_BATCH) + 1) if completions % d == 0)
-
-
-def resolve_model_path(model: str) -> str:
-    """``smollm2`` (the bundled model), else a hub ID or path as given."""
-    if model.strip() == "smollm2":
-        from tomgym.agents.hf import smollm2_path
-
-        return str(smollm2_path()[0])
-    return model
 
 
 class TrlPlan(NamedTuple):
