@@ -75,6 +75,7 @@ def test_verifier_fuzz_credits_nothing_but_the_gold(tmp_path: Path) -> None:
     )
     result = written(tmp_path, "verifier_fuzz")
     assert result["fuzz"] and result["correct_without_naming_gold_only"] == 0
+    assert all(row["ratio_4MB_over_1MB"] > 0 for row in result["linearity"])
 
 
 def test_shortcut_audit(tmp_path: Path, data_root: Path) -> None:
@@ -111,7 +112,9 @@ def test_generation_backends(tmp_path: Path) -> None:
         *("--prompts", "2", "--max-new-tokens", "4", "--batch-size", "2", "--repeats", "1"),
         *("--threads", "1", "--results-dir", str(tmp_path)),
     )
-    assert written(tmp_path, "generation_backends")
+    rows = written(tmp_path, "generation_backends")["rows"]
+    # the speed-up is a quotient of the recorded seconds, not of the rounded items/s
+    assert rows[1]["speed_over_one_at_a_time"] == round(rows[0]["seconds"] / rows[1]["seconds"], 2)
 
 
 def test_batch_work_on_the_recorded_comparison(tmp_path: Path, data_root: Path) -> None:
