@@ -59,6 +59,16 @@ def test_warnings_print_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "ToM-HiToM-O1-v0", "--items", "2"]) == 0
     assert "1 passed, 0 failed" in capsys.readouterr().out
+    assert main(["check", "ToM-HiToM-O1-v0", "ToM-HiToM-O1-v0", "--items", "1"]) == 0
+    assert "1 passed, 0 failed" in capsys.readouterr().out  # named twice, checked once
+
+
+def test_data_status_says_a_root_that_is_a_file_is_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root_reset: None
+) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    main(["--data-dir", str(tmp_path / "notes.txt"), "data", "status"])
+    assert "; this is a file, not a directory" in capsys.readouterr().out
 
 
 def test_check_names_an_unknown_id_and_skips_an_uninstalled_release(

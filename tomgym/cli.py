@@ -150,7 +150,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     for env_id in args.env_ids:
         tomgym.get_spec(env_id)  # an unknown ID is a usage error, named before any check runs
-    ids = args.env_ids or [s.id for s in tomgym.list_envs()]
+    ids = list(dict.fromkeys(args.env_ids)) or [s.id for s in tomgym.list_envs()]
     failed = skipped = unchecked = 0
     for env_id in ids:
         try:

@@ -27,7 +27,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     statuses = data_status(checksums=not args.no_checksums)
     root = data_root()
-    missing = "" if root.is_dir() else "; this directory does not exist"
+    missing = (
+        ""
+        if root.is_dir()
+        else "; this is a file, not a directory"
+        if root.exists()
+        else "; this directory does not exist"
+    )
     print(f"data root: {root} (from {data_root_origin()}){missing}")
     rows = [
         (
