@@ -181,13 +181,13 @@ def load_opentom(
                         raise ItemError(
                             f"{directory / file} story {story_id}: not in {meta_file.name}"
                         )
+                    story = meta[story_id].get(text_field)
+                    if not isinstance(story, str) or not story.strip():
+                        raise ItemError(
+                            f"{meta_file} story {story_id}: no {text_field!r} text (asked by "
+                            f"{file})"
+                        )
                     for k, q in enumerate(questions):
-                        story = meta[story_id].get(text_field)
-                        if not isinstance(story, str) or not story.strip():
-                            raise ItemError(
-                                f"{meta_file} story {story_id}: no {text_field!r} text (asked "
-                                f"by {file})"
-                            )
                         yield (
                             f"{number} (story {story_id}, question {k})",
                             functools.partial(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -265,10 +264,6 @@ def _copy_release(data_root: Path, tmp_path: Path, dataset: str, changed: dict[s
                 target.symlink_to(path.resolve())
 
 
-def _edited(data_root: Path, relpath: str, edit: Callable[[str], str]) -> bytes:
-    return edit((data_root / relpath).read_text(encoding="utf-8")).encode("utf-8")
-
-
 @pytest.mark.parametrize(
     ("env_id", "relpath", "edit", "said"),
     [
@@ -295,10 +290,8 @@ def test_a_damaged_record_or_file_is_blamed_on_its_own_file_and_place(
     import tomgym
     from tomgym.items import ItemError
 
-    def surrogate_safe(text: str) -> bytes:  # the lone surrogate stands for a Latin-1 byte
-        return edit(text).encode("utf-8", "surrogateescape")
-
-    raw = surrogate_safe((data_root / relpath).read_text(encoding="utf-8"))
+    # surrogateescape writes the lone surrogate "\udce9" as the Latin-1 byte 0xE9
+    raw = edit((data_root / relpath).read_text(encoding="utf-8")).encode("utf-8", "surrogateescape")
     _copy_release(data_root, tmp_path, relpath.split("/")[0], {relpath: raw})
     set_data_root(tmp_path)
     with pytest.raises((ItemError, MissingDataError)) as info:

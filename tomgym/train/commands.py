@@ -242,8 +242,7 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     )
     # OpenRLHF loads --model itself: the bundled model's alias is a directory by now.
     model = resolve_model_path(args.model)
-    check_training_prompts(argparse.Namespace(**{**vars(args), "model": model}), env_kwargs,
-                           preset.prompt_max_tokens)  # fmt: skip
+    check_training_prompts(args, model, env_kwargs, preset.prompt_max_tokens)
     out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -327,18 +326,19 @@ def _run_openrlhf(
 
 
 def check_training_prompts(
-    args: argparse.Namespace, env_kwargs: dict[str, Any], budget: int
+    args: argparse.Namespace, model: str, env_kwargs: dict[str, Any], budget: int
 ) -> None:
     """Refuse training prompts longer than OpenRLHF's prompt budget (tomgym.train.
-    prompt_budget), counted with the model's tokenizer; where it cannot be loaded here (a hub
-    model not in the local cache, in a dry run), say that they were not counted."""
+    prompt_budget), counted with ``model``'s tokenizer (``--model`` resolved); where it cannot
+    be loaded here (a hub model not in the local cache, in a dry run), say that they were not
+    counted."""
     from tomgym.prompts import PREFILL
     from tomgym.train.export import env_rows
     from tomgym.train.prompt_budget import check_prompt_budget, hub_offline, load_tokenizer
 
-    tokenizer, why = load_tokenizer(args.model, offline=True)
+    tokenizer, why = load_tokenizer(model, offline=True)
     if tokenizer is None and not args.dry_run and not hub_offline():
-        tokenizer, why = load_tokenizer(args.model, offline=False)
+        tokenizer, why = load_tokenizer(model, offline=False)
     if tokenizer is None:
         print(f"# training prompt lengths not checked: {why}", file=sys.stderr)
         return
