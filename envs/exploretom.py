@@ -60,6 +60,12 @@ _SPLIT_CACHE: dict[tuple[str, str, str], tuple[ToMItem, ...]] = {}
 
 def read_rows(path: Path) -> list[dict[str, str]]:
     """The release rows as string dicts, from ``.csv`` or ``.parquet`` (needs ``pyarrow``)."""
+    return [row for _, row in read_placed_rows(path)]
+
+
+def read_placed_rows(path: Path) -> list[tuple[str, dict[str, str]]]:
+    """The release rows, each with where it is: ``line L`` of a CSV (where the row starts; a
+    quoted story spans several lines), ``row N`` (0-based) of a parquet file."""
     if path.suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
@@ -70,12 +76,17 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         table = pq.read_table(path)
         header: list[str] = list(table.column_names)
         rows = [
-            {k: "" if v is None else str(v) for k, v in row.items()} for row in table.to_pylist()
+            (f"row {n}", {k: "" if v is None else str(v) for k, v in row.items()})
+            for n, row in enumerate(table.to_pylist())
         ]
     else:
         reader = csv.DictReader(io.StringIO(read_release_text(path), newline=""))
-        rows = list(reader)
         header = list(reader.fieldnames or ())
+        rows = []
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append((f"line {start}", row))
+            start = reader.line_num + 1
     if not header and not rows:
         raise damaged(path, "holds no records")
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
@@ -141,7 +152,8 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
     """
     if presentation not in STORY_COLUMN:
         raise ValueError(f"presentation must be 'structured' or 'infilled', got {presentation!r}")
-    rows = read_rows(path)
+    placed = read_placed_rows(path)
+    rows = [row for _, row in placed]
     column = STORY_COLUMN[presentation]
     answers: dict[tuple[str, str], set[str]] = defaultdict(set)
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -205,12 +217,12 @@ def load_exploretom(path: Path, presentation: Presentation = "structured") -> li
 
     def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
         kept: set[tuple[str, str]] = set()
-        for number, row in enumerate(rows):
+        for number, (place, row) in enumerate(placed):
             pair = (row.get(column, ""), row.get("question", ""))
             if pair in kept or len(seen.get(pair, ())) > 1:
                 continue
             kept.add(pair)
-            yield str(number), functools.partial(make, number, row)
+            yield f"{number} ({place})", functools.partial(make, number, row)
 
     return release_items(path, numbered())
 

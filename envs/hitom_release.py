@@ -110,7 +110,7 @@ def load_hitom_json(path: Path, copy: Copy = "cot") -> list[ToMItem]:
     def numbered() -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
         for number, rec in enumerate(records):
             if rec.get("prompting_type") == _PROMPTING[copy]:
-                yield str(number), functools.partial(_from_json_record, copy, rec)
+                yield f"{number} (data[{number}])", functools.partial(_from_json_record, copy, rec)
 
     try:
         return release_items(path, numbered())

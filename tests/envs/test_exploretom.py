@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import re
 from collections import Counter
 
 import gymnasium as gym
@@ -83,8 +85,13 @@ def test_bad_record_names_file_and_row(tmp_path, data_root):
         writer.writeheader()
         writer.writerows(rows)
     assert src  # the real file is untouched
-    with pytest.raises(ItemError, match=r"small.csv record 2: cannot read"):
+    with pytest.raises(ItemError, match=r"small.csv record 2 \(line (\d+)\): cannot read") as err:
         load_exploretom(path)
+    # the line a user's editor shows the row starting on (stories are quoted and span lines)
+    line = int(re.search(r"\(line (\d+)\)", str(err.value)).group(1))
+    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    from_there = csv.DictReader(io.StringIO(text[0] + "".join(text[line - 1 :]), newline=""))
+    assert next(from_there) == rows[2]
 
 
 def test_parquet_needs_pyarrow(tmp_path):

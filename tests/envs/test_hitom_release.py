@@ -66,11 +66,13 @@ def test_bad_record_names_file_and_record(tmp_path, data_root):
     records[3]["answer"] = "purple_cauldron"
     path = tmp_path / "Hi-ToM_data.json"
     path.write_text(json.dumps({"data": records}))
-    with pytest.raises(ItemError, match=rf"{path.name} record 3:.*not among the candidates"):
+    with pytest.raises(
+        ItemError, match=rf"{path.name} record 3 \(data\[3\]\):.*not among the candidates"
+    ):
         load_hitom_json(path)
     del records[3]["choices"]
     path.write_text(json.dumps({"data": records}))
-    with pytest.raises(ItemError, match=r"record 3: cannot read.*choices"):
+    with pytest.raises(ItemError, match=r"record 3 \(data\[3\]\): cannot read.*choices"):
         load_hitom_json(path)
 
 
