@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -291,7 +292,6 @@ def test_real_user_errors_from_the_commands(
     oracle = ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O1-v0", "--n", "2", "--out"]
     cases = [
         (oracle + [str(afile)], "afile"),
-        (oracle + [str(afile / "sub")], "afile"),
         (["leaderboard", str(tmp_path / "none"), "--out", str(afile)], "error:"),
         (["export", "--env", "ToM-HiToM-O1-v0", "--n", "2", "--out", str(tmp_path)], ""),
         (["eval", "--agent", "oracle", "--suite", str(tmp_path), "--out", str(tmp_path / "o")], ""),
@@ -305,6 +305,9 @@ def test_real_user_errors_from_the_commands(
         # the wording of eval's and export's own messages is theirs; here: one line, no traceback
         assert err.startswith(f"tomgym {argv[0]}: error: ") and expected in err, (argv, err)
         assert "Traceback" not in err
+    with pytest.raises(SystemExit) as info:  # found by the parser, before any work
+        main(oracle + [str(afile / "sub")])
+    assert info.value.code == 2 and f"{afile} is a file" in capsys.readouterr().err
 
 
 def test_data_dir_goes_before_or_after_the_subcommand(
@@ -395,6 +398,46 @@ def test_an_empty_out_is_refused(command: str, capsys: pytest.CaptureFixture[str
         main([command, *args, "--out", " "])
     assert info.value.code == 2
     assert "argument --out: is empty: give a path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["eval", "leaderboard", "export", "audit"])
+def test_an_out_under_a_file_is_refused_before_any_work(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: an --out that cannot be written was found only when saving, after the run."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("x")
+    args = {"eval": ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O4-v0"],
+            "leaderboard": ["leaderboard", "--suite", "quick"],
+            "export": ["export", "--env", "ToM-HiToM-O4-v0"],
+            "audit": ["data", "audit"]}[command]  # fmt: skip
+    with pytest.raises(SystemExit) as info:
+        main([*args, "--out", str(blocker / "sub" / "out.json")])
+    assert info.value.code == 2
+    assert f"{blocker} is a file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere; permissions are not tested")
+def test_an_out_in_a_read_only_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(SystemExit):
+            main(["data", "audit", "--out", str(locked / "new" / "a.json")])
+        assert f"{locked}: permission denied" in capsys.readouterr().err
+    finally:
+        locked.chmod(0o700)
+
+
+def test_out_expands_a_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out=~/x` reaches the program unexpanded (the shell expands only a word-initial ~)."""
+    from tomgym.cli_args import output_path
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert output_path("~/runs/a") == str(tmp_path / "runs" / "a")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ import argparse
 import ast
 import json
 import math
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
@@ -46,11 +48,27 @@ def parse_kwargs(pairs: Sequence[str], option: str = "--kwarg") -> dict[str, Any
 
 
 def output_path(text: str) -> str:
-    """An argparse type: a path to write to, not blank (``--out "$DIR"`` with ``DIR`` unset
-    would write into the current directory)."""
+    """An argparse type: a path to write to, checked before any work is done.
+
+    Not blank (``--out "$DIR"`` with ``DIR`` unset would write into the current directory);
+    ``~`` expanded (the shell leaves ``--out=~/x`` alone); and writable: the nearest existing
+    folder on the way must be a folder one may write in (missing ones are created later), and
+    an existing path must be writable. Otherwise a long evaluation or audit would run first and
+    fail only when it saves.
+    """
     if not text.strip():
         raise argparse.ArgumentTypeError("is empty: give a path (an unset shell variable?)")
-    return text
+    path = Path(os.path.expanduser(text))
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path}: permission denied (not writable)")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if folder.exists() and not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{folder} is a file, so {path} cannot be made under it")
+    if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{folder}: permission denied (cannot write in it)")
+    return str(path)
 
 
 def _python_literal(raw: str) -> Any:
