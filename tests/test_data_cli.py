@@ -70,6 +70,23 @@ def test_audit_prints_tables_and_writes_json(
     assert saved[0]["dataset"] == "hitom-cot" and len(saved[0]["disagreements"]) == 17
 
 
+def test_audit_goes_on_past_a_missing_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: one missing release stopped `data audit` before the releases that exist."""
+    (tmp_path / "hitom").symlink_to(Path("../shared/data/hitom").resolve())
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path))
+    out_file = tmp_path / "audit.json"
+    argv = ["data", "audit", "tomi-original-val", "hitom-cot", "--out", str(out_file)]
+    assert run(argv) == 1
+    out, err = capsys.readouterr()
+    assert "583/600 (97.2%)" in out
+    assert "not audited, tomi-original-val:" in err and "tomi" in err
+    assert [r["dataset"] for r in json.loads(out_file.read_text(encoding="utf-8"))] == [
+        "hitom-cot"
+    ]
+
+
 def test_register_validates_and_previews(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -98,8 +98,16 @@ def _pct(n: int | None, total: int) -> str:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from tomgym.audit import AUDITS, audit_release
+    from tomgym.data import DamagedDataError, MissingDataError
 
-    reports = [audit_release(name, examples=args.examples) for name in args.datasets or AUDITS]
+    reports, missing = [], []
+    for name in args.datasets or AUDITS:
+        try:
+            reports.append(audit_release(name, examples=args.examples))
+        except DamagedDataError:
+            raise
+        except MissingDataError as exc:  # the other releases are still worth auditing
+            missing.append(f"{name}: {exc}")
     for report in reports:
         print(f"{report.dataset}: rules agree with {_pct(report.agree, report.total)} of labels")
         rows = [
@@ -122,7 +130,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         payload = [r.model_dump() for r in reports]
         Path(args.out).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         print(f"written to {args.out}")
-    return 0
+    for line in missing:
+        print(f"not audited, {line}", file=sys.stderr)
+    return 1 if missing else 0
 
 
 def cmd_register(args: argparse.Namespace) -> int:
@@ -187,16 +197,17 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
     p = sub.add_parser("fetch", help="download a release from its authors' public URLs")
     p.add_argument("name", choices=sorted(DATASETS))
-    p.add_argument(
-        "--timeout", type=positive_float, default=5.0, help="seconds before giving up"
-    )
+    p.add_argument("--timeout", type=positive_float, default=5.0, help="seconds before giving up")
     p.set_defaults(handler=cmd_fetch)
 
     p = sub.add_parser("splits", help="split sizes and story leakage (exit 1 on leakage)")
     p.add_argument("datasets", nargs="*", metavar="DATASET", help=", ".join(SPLIT_DATASETS))
     p.set_defaults(handler=cmd_splits)
 
-    p = sub.add_parser("audit", help="how many release labels contradict the story's rules")
+    p = sub.add_parser(
+        "audit",
+        help="how many release labels contradict the story's rules (exit 1: a release missing)",
+    )
     p.add_argument("datasets", nargs="*", metavar="DATASET", help=", ".join(AUDITS))
     p.add_argument(
         "--examples", type=non_negative_int, default=3, help="examples per question type"
