@@ -245,3 +245,23 @@ def test_an_export_to_a_directory_or_a_table_suffix_is_refused(tmp_path: Path) -
         export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path)
     with pytest.raises(ExportError, match="ends in .csv; name the file"):
         export_dataset(ENVS[:1], "train", 1, "jsonl", tmp_path / "x.csv")
+
+
+def test_tom_rows_takes_every_item_with_n_none_and_warns_when_n_is_too_many(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """User audit: n above an env's size was cut silently, and n=None (every item) refused."""
+    from tomgym.train.trl import tom_rows
+
+    tomgym.register_tom_env("TestRows-Small-v0", items=ITEMS, overwrite=True)
+    try:
+        every = tom_rows("TestRows-Small-v0", split=None, n=None)
+        assert [row["index"] for row in every] == list(range(len(ITEMS)))
+        assert not caplog.records
+        with caplog.at_level("WARNING", logger="tomgym.train.trl"):
+            assert len(tom_rows("TestRows-Small-v0", split=None, n=50)) == len(ITEMS)
+        assert f"serves {len(ITEMS)} items here, fewer than n=50" in caplog.text
+    finally:
+        tomgym.unregister_tom_env("TestRows-Small-v0")
+    with pytest.raises(ValueError, match="ToM-HiToM-O1-v0 is generated and has no end: give n"):
+        tom_rows("ToM-HiToM-O1-v0", n=None)

@@ -163,19 +163,21 @@ def tom_reward_funcs(split_parts: bool = True) -> list[RewardFunc]:
 def tom_rows(
     env_ids: Sequence[str] | str,
     split: str | None = "train",
-    n: int = 100,
+    n: int | None = 100,
     *,
     allow_eval_only: bool = False,
     **env_kwargs: Any,
 ) -> list[dict[str, Any]]:
     """Rows ``{"prompt": messages, "label", "env_id", "index"}``, items ``0..n-1`` of each env.
 
-    ``split`` goes to the envs that take it (an env without splits is used whole, with a
-    logged note); each label records the kwargs its env was made with. Eval-only envs
-    (OpenToM, FANToM) are refused, as by ``tomgym export``, unless ``allow_eval_only``.
+    ``n=None`` takes every item of each env (a generated env, which has no end, refuses it);
+    an env with fewer than ``n`` items gives all it has, with a logged warning. ``split`` goes
+    to the envs that take it (an env without splits is used whole, with a logged note); each
+    label records the kwargs its env was made with. Eval-only envs (OpenToM, FANToM) are
+    refused, as by ``tomgym export``, unless ``allow_eval_only``.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n (items per env) must be at least 1, got {n!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"n (items per env) must be at least 1 or None (every item), got {n!r}")
     ids = [env_ids] if isinstance(env_ids, str) else unique_env_ids(env_ids)
     check_trainable(ids, allow_eval_only)
     warn_held_out_data(ids, split, env_kwargs, n)
@@ -189,7 +191,15 @@ def tom_rows(
                 "(tomgym export --format openrlhf) or a plain loop for it"
             )
         size = env.size
-        for index in range(n if size is None else min(n, size)):
+        if size is None and n is None:
+            raise ValueError(f"{env_id} is generated and has no end: give n (items per env)")
+        if size is not None and n is not None and n > size:
+            logger.warning(
+                "%s serves %d items here, fewer than n=%d: using all %d", env_id, size, n, size
+            )
+        count = size if n is None else n if size is None else min(n, size)
+        assert count is not None  # one of them is set, as checked above
+        for index in range(count):
             label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
             _, info, item = labelled_episode(label)
             label = label.of_item(item)  # scoring refuses another item at this index
@@ -207,14 +217,15 @@ def tom_rows(
 def tom_dataset(
     env_ids: Sequence[str] | str,
     split: str | None = "train",
-    n: int = 100,
+    n: int | None = 100,
     *,
     allow_eval_only: bool = False,
     **env_kwargs: Any,
 ) -> Any:
     """A ``datasets.Dataset`` for TRL: conversational ``prompt`` messages plus the ``label`` column.
 
-    ``n`` items per env (indices ``0..n-1``; fewer where the env is smaller). ``split`` goes to
+    ``n`` items per env (indices ``0..n-1``; fewer, with a logged warning, where the env is
+    smaller; ``None``: every item of a fixed env). ``split`` goes to
     the envs that take it. ``env_kwargs`` (e.g. ``length=1``, ``reward="tomrl"``, a custom
     ``prompt=PromptPreset(...)``) go to every env and into the labels, so the reward functions
     rebuild the same env. Eval-only envs are refused unless ``allow_eval_only``.
