@@ -6,34 +6,45 @@ import argparse
 import json
 from pathlib import Path
 
-from tomgym.cli_args import output_path, positive_int
+from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
+
+SHARE_DEFINITION = (
+    "share = (best shortcut - chance) / (oracle - chance): the part of the gap from chance "
+    "to the oracle that a policy without belief tracking closes"
+)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    from tomgym.registry import get_spec
     from tomgym.shortcuts import audit_envs, audit_notes, audit_table
 
+    env_ids = list(dict.fromkeys(args.envs))  # `audit X X` audits X once
+    for env_id in env_ids:  # an unknown ID stops the run before any env is audited
+        get_spec(env_id)
+    kwargs = parse_kwargs(args.kwarg)
     n_train = args.n_train if args.n_train is not None else 2 * args.n
-    rows, skipped = audit_envs(args.envs, n_train=n_train, n_test=args.n)
+    rows, skipped = audit_envs(env_ids, n_train=n_train, n_test=args.n, **kwargs)
     table, notes = audit_table(rows), audit_notes(rows)
+    notes += [
+        f"{row.env_id}: {row.n_test} test items, all it serves (--n {args.n})"
+        for row in rows
+        if row.n_test < args.n
+    ]
+    lines = [f"skipped {env_id}: {why}" for env_id, why in skipped.items()]
     if notes:
         table += "\n\n" + "\n".join(f"- {note}" for note in notes)
-    print(table)
-    for env_id, why in skipped.items():
-        print(f"skipped {env_id}: {why}")
-    print(
-        "share = (best shortcut - chance) / (oracle - chance): the part of the gap from chance "
-        "to the oracle that a policy without belief tracking closes"
-    )
+    report = "\n".join([table, *lines, SHARE_DEFINITION])
+    print(report)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if out.suffix == ".md":
-            out.write_text(table + "\n", encoding="utf-8")
+            out.write_text(report + "\n", encoding="utf-8")
         else:
-            record = {"rows": [r.to_dict() for r in rows], "skipped": skipped}
+            record = {"rows": [r.to_dict() for r in rows], "skipped": skipped, "kwargs": kwargs}
             out.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {out}")
-    return 0 if rows else 1
+    return 1 if skipped or not rows else 0
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,13 +52,23 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p = subparsers.add_parser(
         "audit",
         help="shortcut audit: baselines, a learned probe and the oracle on an env's test items",
+        description="Exit 1 when an env was skipped (its data missing, or it failed).",
     )
     p.add_argument("envs", nargs="+", metavar="ENV", help="registered env IDs")
     p.add_argument("--n", type=positive_int, default=300, help="test items per env (default 300)")
     p.add_argument(
         "--n-train", type=positive_int, default=None, help="probe train items (default 2n)"
     )
+    add_pairs_option(
+        p,
+        "--kwarg",
+        help="env keyword argument for every env (repeatable), e.g. vocab_split=test; the "
+        "value as JSON or a Python literal, else a string",
+    )
     p.add_argument(
-        "--out", type=output_path, metavar="FILE", help="write the rows as JSON (or the table, .md)"
+        "--out",
+        type=output_path,
+        metavar="FILE",
+        help="write the rows as JSON (or the report, .md)",
     )
     p.set_defaults(handler=cmd_audit)

@@ -8,15 +8,18 @@ the *shortcut share* (best shortcut - chance) / (oracle - chance).
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tomgym.answers import words
+from tomgym.answers import leading_yes_no, words
 from tomgym.items import ToMItem
 from tomgym.world.parse import story_sentences
+
+logger = logging.getLogger(__name__)
 
 BASELINES = (
     "random",
@@ -329,11 +332,13 @@ def item_features(item: ToMItem) -> np.ndarray:
 
 
 def _probe_candidates(item: ToMItem) -> ToMItem | None:
-    """The item with a closed candidate set (yes/no items get ("yes", "no")); None if none."""
+    """The item with a closed candidate set (yes/no items get ("yes", "no"), and their gold as
+    the judge reads it: "No, she doesn't." is "no"); None if none."""
     if item.answer_type == "names":
         return None
     if item.answer_type == "yes_no":
-        return item.model_copy(update={"candidates": ("yes", "no")})
+        gold = leading_yes_no(str(item.answer))
+        return item.model_copy(update={"candidates": ("yes", "no"), "answer": gold})
     if item.gold_text not in item.candidates or len(item.candidates) < 2:
         return None
     return item
@@ -399,19 +404,29 @@ def probe_accuracy(train: Sequence[ToMItem], test: Sequence[ToMItem]) -> tuple[f
 
 
 def audit_envs(
-    env_ids: Sequence[str], n_train: int = DEFAULT_N_TRAIN, n_test: int = DEFAULT_N_TEST
+    env_ids: Sequence[str],
+    n_train: int = DEFAULT_N_TRAIN,
+    n_test: int = DEFAULT_N_TEST,
+    **kwargs: Any,
 ) -> tuple[list[AuditRow], dict[str, str]]:
-    """Audit several envs; those whose data is missing are skipped, with the reason."""
-    from tomgym.data import MissingDataError
+    """Audit several envs (``kwargs`` go to each, as for :func:`audit_env`); one that cannot
+    be audited (its data missing, no items to audit, or an error while auditing it) is
+    skipped with the reason, and the others' rows are kept."""
+    from tomgym.data import DamagedDataError, MissingDataError
 
     rows, skipped = [], {}
     for env_id in env_ids:
         try:
-            rows.append(audit_env(env_id, n_train=n_train, n_test=n_test))
+            rows.append(audit_env(env_id, n_train=n_train, n_test=n_test, **kwargs))
+        except DamagedDataError as exc:
+            skipped[env_id] = f"data damaged: {exc}"
         except MissingDataError as exc:
             skipped[env_id] = f"data missing: {exc}"
         except NoAuditItemsError as exc:
             skipped[env_id] = str(exc)
+        except Exception as exc:  # one env's fault; the rows already computed are kept
+            logger.debug("auditing %s failed", env_id, exc_info=True)
+            skipped[env_id] = f"failed: {type(exc).__name__}: {exc}"
     return rows, skipped
 
 

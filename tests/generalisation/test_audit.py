@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -72,7 +73,8 @@ def test_audit_says_how_many_stories_its_test_items_come_from(data_root: Path) -
     # its oracle copies the gold and its chance counts free text as 0: the table now says so
     assert row.oracle_gold_answers == 300 and row.free_text_items == 31
     assert [note.split(":")[0] for note in audit_notes([row])] == [
-        "chance on ToM-ExploreToM-v0", "oracle on ToM-ExploreToM-v0"
+        "chance on ToM-ExploreToM-v0",
+        "oracle on ToM-ExploreToM-v0",
     ]
     assert audit_notes([audit_env("ToM-ToMi-v0", n_train=40, n_test=20)]) == []
 
@@ -133,3 +135,68 @@ def test_an_env_whose_stories_all_fall_on_one_side_is_skipped_not_scored_zero(
     out = capsys.readouterr().out
     assert f"skipped {env_id}: {env_id}: no " in out and "1 story all fell in the" in out
     assert f"| {env_id} |" not in out
+
+
+def _parsed(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers())
+    return parser.parse_args(argv)
+
+
+def test_yes_no_golds_written_as_sentences_are_probed_and_one_failing_env_keeps_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: the probe looked up a gold "No, she doesn't." among ("yes", "no") and
+    raised, and that one env's error threw away every other env's finished row."""
+    import tomgym
+
+    golds = ["Yes.", "No, she doesn't.", "yes", "No"]
+    items = [{"id": f"y{i}", "story": f"Ann put ball {i} in the box.", "answer": golds[i % 4],
+              "question": f"Does Bob know where ball {i} is?",
+              "split": "train" if i < 50 else "test"} for i in range(80)]  # fmt: skip
+    tomgym.register_tom_env("Test-Audit-YesNo-v0", items=items, overwrite=True)
+
+    def broken(index: int) -> dict[str, object]:
+        raise ValueError(f"no item {index} today")
+
+    tomgym.register_tom_env(
+        "Test-Audit-Broken-v0", generator=broken, max_prompt_chars=1000, overwrite=True
+    )
+    out = tmp_path / "a.md"
+    try:
+        row = audit_env("Test-Audit-YesNo-v0", n_train=50, n_test=30)
+        assert row.probe is not None and 0.0 <= row.probe <= 1.0
+        ids = ["Test-Audit-Broken-v0", "Test-Audit-YesNo-v0", "Test-Audit-YesNo-v0"]  # twice
+        args = _parsed(["audit", *ids, "--n", "30", "--out", str(out)])
+        assert args.handler(args) == 1
+    finally:
+        tomgym.unregister_tom_env("Test-Audit-YesNo-v0")
+        tomgym.unregister_tom_env("Test-Audit-Broken-v0")
+    printed = capsys.readouterr().out
+    assert "| Test-Audit-YesNo-v0 |" in printed and printed.count("| Test-Audit-YesNo-v0 |") == 1
+    assert "skipped Test-Audit-Broken-v0: failed: ValueError: no item" in printed
+    saved = out.read_text(encoding="utf-8")  # the report as printed, skips and share included
+    assert "skipped Test-Audit-Broken-v0" in saved and "share = (best shortcut" in saved
+
+
+def test_audit_checks_every_id_first_passes_kwargs_and_notes_a_short_env(
+    data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: an unknown second ID failed only after the first env was audited; --n above
+    an env's size was cut without a word; env kwargs could not be given."""
+    from tomgym.registry import UnknownEnvError
+
+    with pytest.raises(UnknownEnvError, match="ToM-Nope-v0"):
+        args = _parsed(["audit", "ToM-HiToM-O1-v0", "ToM-Nope-v0", "--n", "5"])
+        args.handler(args)
+    assert "| ToM-HiToM-O1-v0 |" not in capsys.readouterr().out
+    args = _parsed(["audit", "ToM-HiToM-Original-O4-v0", "--n", "100", "--n-train", "60"])
+    assert args.handler(args) == 0
+    assert "ToM-HiToM-Original-O4-v0: 61 test items, all it serves (--n 100)" in (
+        capsys.readouterr().out
+    )
+    args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=test"])
+    assert args.handler(args) == 0
+    args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=bogus"])
+    assert args.handler(args) == 1
+    assert "skipped ToM-HiToM-O2-v0: failed: EnvArgumentError: " in capsys.readouterr().out
