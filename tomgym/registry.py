@@ -127,6 +127,7 @@ def register_tom_env(
         raise ValueError(f"{env_id}: give exactly one of items=, generator= or entry_point=")
     if not isinstance(env_id, str):
         raise ValueError(f"the env ID must be a string, got {env_id!r}")
+    _check_id(env_id)  # before the clash checks: they compare IDs as Gymnasium writes them
     if env_id in _SPECS and not overwrite:
         raise ValueError(f"{env_id} is already registered (pass overwrite=True to replace it)")
     if env_id not in _SPECS and env_id in gym.registry and not _is_tom_entry(env_id):
@@ -135,7 +136,6 @@ def register_tom_env(
             f"(entry point {gym.registry[env_id].entry_point!r}); tomgym does not replace "
             "it, even with overwrite=True: choose another ID"
         )
-    _check_id(env_id)
     if max_prompt_chars is not None and generator is None:
         raise ValueError(f"{env_id}: max_prompt_chars is for generator= only")
     orders = _ints_or_none(env_id, "orders", orders)
@@ -381,14 +381,23 @@ def _ints_or_none(env_id: str, name: str, value: Any) -> tuple[int, ...] | None:
 
 
 def _check_id(env_id: str) -> None:
-    from gymnasium.envs.registration import parse_env_id
+    """A valid Gymnasium ID with a version, written as Gymnasium writes it: it stores
+    ``X-v00`` under ``X-v0``, so that spelling would silently take the place of ``X-v0``."""
+    from gymnasium.envs.registration import get_env_id, parse_env_id
 
     try:
-        _, _, version = parse_env_id(env_id)
+        namespace, name, version = parse_env_id(env_id)
     except Exception as exc:  # gymnasium raises its own error type
         raise ValueError(f"{env_id!r} is not a valid Gymnasium env ID: {exc}") from None
     if version is None:
         raise ValueError(f"{env_id!r}: ToM env IDs end with a version, e.g. 'My-ToM-v0'")
+    canonical = get_env_id(namespace, name, version)
+    if canonical != env_id:
+        raise ValueError(
+            f"{env_id!r}: Gymnasium reads its version as {version} and stores it as "
+            f"{canonical!r} (another env's ID, or one gym.make({env_id!r}) cannot find); "
+            f"write it as {canonical!r}"
+        )
 
 
 RegistryState = tuple[dict[str, "ToMEnvSpec"], dict[str, ItemSource], dict[str, Any]]
@@ -460,9 +469,7 @@ def unknown_id_message(env_id: str) -> str:
         "in that process only: for tomgym's commands and other processes to know it, register "
         "it from a plugin (the `tomgym.envs` entry-point group; see the README)."
     )
-    return (
-        f"No ToM env is registered as {env_id!r}.{hint}{where} (`tomgym list` shows them all.)"
-    )
+    return f"No ToM env is registered as {env_id!r}.{hint}{where} (`tomgym list` shows them all.)"
 
 
 def registered_source(env_id: str) -> ItemSource:

@@ -85,6 +85,23 @@ def test_registration_errors(custom_id: str) -> None:
         tomgym.register_tom_env(custom_id, items=ITEMS)
 
 
+@pytest.mark.parametrize(
+    ("written", "stored_as"),
+    [("ToM-HiToM-O4-v00", "ToM-HiToM-O4-v0"), ("CartPole-v01", "CartPole-v1"), ("Mine-v007", None)],
+)
+def test_a_version_with_a_leading_zero_is_refused_not_stored_over_another_id(
+    written: str, stored_as: str | None
+) -> None:
+    """User audit: Gymnasium stores X-v00 as X-v0, so registering ToM-HiToM-O4-v00 replaced the
+    held-out benchmark (and CartPole-v01 replaced CartPole-v1) with a Gymnasium warning only."""
+    before = gym.spec(stored_as) if stored_as else None
+    with pytest.raises(ValueError, match=r"Gymnasium reads its version as \d+ and stores it as"):
+        tomgym.register_tom_env(written, items=ITEMS)
+    if stored_as:
+        assert gym.spec(stored_as) == before
+    assert written not in [spec.id for spec in tomgym.list_envs()]
+
+
 def test_unknown_id_suggests_nearest() -> None:
     with pytest.raises(UnknownEnvError, match="Did you mean: ToM-HiToM-O4-v0"):
         get_spec("ToM-HiToM-04-v0")
@@ -233,8 +250,9 @@ def test_items_of_which_some_have_no_split_are_named_when_registered() -> None:
     """A data file whose split cell is blank in some rows: split='test' served none of them,
     without a word."""
     items = [
-        ToMItem(id=f"i{k}", story="S.", question="Q?", answer="yes", answer_type="yes_no",
-                split=split)
+        ToMItem(
+            id=f"i{k}", story="S.", question="Q?", answer="yes", answer_type="yes_no", split=split
+        )
         for k, split in enumerate(["train", "test", "all", "all"])
     ]
     with pytest.warns(UserWarning, match="2 of its 4 items have no split"):
