@@ -244,6 +244,25 @@ def test_user_errors_print_one_line_not_a_traceback(
     assert capsys.readouterr().err == f"tomgym list: error: {exc}\n"
 
 
+def test_only_a_real_os_error_naming_no_file_is_blamed_on_the_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: `leaderboard runs/nope --out b` said "runs/nope: no such directory
+    (writing --out b)", blaming the output for a missing input."""
+    monkeypatch.delenv("TOMGYM_DEBUG", raising=False)
+    out = tmp_path / "board"
+    assert main(["leaderboard", str(tmp_path / "nope"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "nope: no such directory" in err and "writing --out" not in err
+    import tomgym.eval.runner
+
+    full = OSError(28, "No space left on device")  # what a full disk raises: no file named
+    monkeypatch.setattr(tomgym.eval.runner, "evaluate", fail_with(full))
+    argv = ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O1-v0", "--out", str(out)]
+    assert main(argv) == 2
+    assert f"No space left on device (writing --out {out})" in capsys.readouterr().err
+
+
 def test_key_errors_are_not_quoted(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -507,9 +507,12 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
 
 def _unnamed_file(exc: BaseException, args: argparse.Namespace) -> str:
     """For an operating-system error that names no file ("No space left on device"), the
-    command's --out, which it was most likely writing."""
+    command's --out, which it was most likely writing. Not for tomgym's own errors of that
+    type (no errno: "runs/x: no such directory" is about an input, and names it)."""
     out = getattr(args, "out", None)
-    if not isinstance(exc, OSError) or exc.filename or not out or str(out) in str(exc):
+    if not isinstance(exc, OSError) or exc.errno is None or exc.filename:
+        return ""
+    if not out or str(out) in str(exc):
         return ""
     return f" (writing --out {out})"
 
