@@ -14,6 +14,7 @@ def comparable(directory: Path) -> list[dict[str, object]]:
     rows = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
     for row in rows:
         row.pop("seconds")
+        row.pop("run_id")  # drawn per directory
     return rows
 
 

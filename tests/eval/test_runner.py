@@ -28,6 +28,7 @@ def comparable(directory: Path) -> list[dict[str, object]]:
     rows = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines()]
     for row in rows:
         row.pop("seconds")
+        row.pop("run_id")  # drawn per directory
     return rows
 
 
@@ -104,6 +105,47 @@ def test_a_whole_line_that_is_not_a_record_is_an_error_wherever_it_is(tmp_path: 
     store.path.write_bytes(good + b'{"env_id": "E-v0", "ind')
     assert [r.index for r in store.load()] == [0]  # the torn tail is dropped
     assert store.path.read_bytes() == good
+
+
+def test_records_of_another_run_copied_into_the_file_are_refused_and_nothing_is_lost(
+    tmp_path: Path,
+) -> None:
+    """User audit: an oracle run's records appended to a random run's results.jsonl made the
+    random run score 100% without a word, and the rerun rewrote the file without random's own
+    records. Records carry their run's ID; another run's are refused, naming their lines."""
+    mine, theirs = tmp_path / "random", tmp_path / "oracle"
+    evaluate("random", ENVS[:1], n=4, out=mine, quiet=True)
+    evaluate("oracle", ENVS[:1], n=4, out=theirs, quiet=True)
+    run_id = read_metadata(mine).run_id  # type: ignore[union-attr]
+    assert run_id and {r.run_id for r in ResultsStore(mine).load()} == {run_id}
+    pasted = (mine / "results.jsonl").read_bytes() + (theirs / "results.jsonl").read_bytes()
+    (mine / "results.jsonl").write_bytes(pasted)
+    with pytest.raises(RunFileError, match=r"lines 5, 6, 7, 8: 4 record\(s\) of another run"):
+        evaluate("random", ENVS[:1], n=4, out=mine, quiet=True)
+    assert (mine / "results.jsonl").read_bytes() == pasted  # nothing rewritten or dropped
+    from tomgym.eval.leaderboard import collect
+
+    with pytest.raises(RunFileError, match="of another run"):  # nor tabulated
+        collect([mine])
+    # records an older tomgym wrote carry no run ID and are read as before
+    old = [
+        json.dumps({k: v for k, v in json.loads(line).items() if k != "run_id"})
+        for line in (theirs / "results.jsonl").read_text().splitlines()
+    ]
+    (theirs / "results.jsonl").write_text("\n".join(old) + "\n")
+    evaluate("oracle", ENVS[:1], n=4, out=theirs, quiet=True)
+
+
+def test_a_last_record_without_its_newline_is_kept_not_asked_again(tmp_path: Path) -> None:
+    """User audit: a complete last record whose newline an editor dropped was cut as a torn
+    write, and its item asked again."""
+    evaluate(FirstCandidateAgent(), ENVS[:1], n=3, out=tmp_path, quiet=True)
+    results = tmp_path / "results.jsonl"
+    whole = results.read_bytes()
+    results.write_bytes(whole[:-1])
+    again = FirstCandidateAgent()
+    evaluate(again, ENVS[:1], n=3, out=tmp_path, quiet=True)
+    assert again.seen == [] and results.read_bytes() == whole
 
 
 def test_a_second_evaluation_into_a_directory_in_use_is_refused(tmp_path: Path) -> None:
@@ -325,6 +367,7 @@ def test_a_hub_model_whose_branch_moved_is_not_resumed_at_the_new_commit(
     )  # fmt: skip
     pinned(out=out, workers=2)
     assert given[-1]["revision"] == first
+
     # A Ray run cut short records the commit its workers were given before they start.
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt

@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import sys
 import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -202,7 +203,7 @@ def evaluate(
             seed=run_seed,
             suite=suite_name,
         )
-        store = ResultsStore(directory)
+        store = ResultsStore(directory, metadata.run_id)
         best = best_records(store.load())
         done = {
             key
@@ -465,6 +466,7 @@ def run_metadata(
         envs=plans,
         stored_envs=stored_plans(old, plans),
         created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        run_id=uuid.uuid4().hex[:16],
     )
     if old is None:
         return metadata
@@ -474,7 +476,11 @@ def run_metadata(
             f"{directory} holds a different run; use another --out or delete it. "
             + "; ".join(problems)
         )
-    return metadata.model_copy(update={"created": old.created})
+    # the run goes on: its creation time, and its ID on the records (an older tomgym's run
+    # gets one now; its records carry none and are read as before)
+    return metadata.model_copy(
+        update={"created": old.created, "run_id": old.run_id or metadata.run_id}
+    )
 
 
 def ask_in_process(
@@ -520,7 +526,7 @@ def finish(
     """
     if write and judged:
         raise ValueError("judged records are summarised without writing (write=False)")
-    store = ResultsStore(directory)
+    store = ResultsStore(directory, metadata.run_id)
     records = store.load(repair=write)
     order = [*metadata.envs, *metadata.stored_envs]
     position = {p.env_id: k for k, p in enumerate(order)}

@@ -31,6 +31,12 @@ class ResultRecord(BaseModel):
         description="ToMItem.digest() of the item asked: a rerun refuses records whose item "
         "has changed since (None: written by an older tomgym).",
     )
+    run_id: str | None = Field(
+        default=None,
+        description="The run_id of the metadata.json the record was made under: a rerun and "
+        "the summary refuse records of another run copied into the file (None: written by an "
+        "older tomgym).",
+    )
     order: int | None = None
     question_type: str = "belief"
     answer_type: str = "choice"
@@ -240,6 +246,11 @@ class RunMetadata(BaseModel):
         "stay in results.jsonl, uncounted, and a later run is checked against their kwargs.",
     )
     created: str
+    run_id: str | None = Field(
+        default=None,
+        description="A random ID drawn when the directory's run began and kept by every rerun; "
+        "each record carries it (None: made by an older tomgym).",
+    )
 
     def conflicts(self, other: RunMetadata) -> list[str]:
         """What differs between two runs in a way that makes their results incomparable."""
@@ -407,44 +418,65 @@ def lock_holder(directory: Path, lock_file: str) -> str | None:
 class ResultsStore:
     """Append-only ``results.jsonl`` with crash-safe resume (a torn last line is dropped)."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], run_id: str | None = None) -> None:
+        """``run_id``: the run's (metadata's) ID, stamped on the records appended and required
+        of the records loaded (records of an older tomgym carry none and are read)."""
         self.directory = Path(directory)
         self.path = self.directory / RESULTS_FILE
+        self.run_id = run_id
 
     def load(self, *, repair: bool = True) -> list[ResultRecord]:
         """Every complete record; a torn last line (a killed run) is cut off the file, unless
         ``repair=False`` (a reader such as the leaderboard, which must not cut the line an
-        evaluation still running is writing)."""
+        evaluation still running is writing). A last record that lacks only its newline (an
+        editor dropped it) is kept, and the newline restored. With a ``run_id``, records of
+        another run (copied in from another results file) are a RunFileError naming their
+        lines: their agent or settings may not be this run's, and counting them would credit
+        this run with another's answers."""
         if not self.path.exists():
             return []
         raw = self.path.read_bytes()
         records: list[ResultRecord] = []
+        foreign: list[int] = []
         good_end = 0
         position = 0
+        unterminated = False
         for number, line in enumerate(raw.splitlines(keepends=True), start=1):
             position += len(line)
             if not line.strip():
                 good_end = position
                 continue
-            if not line.endswith(b"\n"):
-                # A write cut off by a kill never ends in a newline: the torn last line of an
-                # interrupted run, whose item is asked again.
-                break
             try:
                 record = ResultRecord.model_validate_json(line)
             except ValueError as exc:
+                if not line.endswith(b"\n"):
+                    # A write cut off by a kill never ends in a newline: the torn last line
+                    # of an interrupted run, whose item is asked again.
+                    break
                 # A whole line that is not a record was not left by an interruption: dropping
                 # it would silently lose or hide something, at the end of the file as anywhere.
-                reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
                 raise RunFileError(
-                    f"{self.path}, line {number}: not a result record ({reason}); fix or "
+                    f"{self.path}, line {number}: not a result record ({_reason(exc)}); fix or "
                     "delete that line"
                 ) from None
+            if self.run_id and record.run_id not in (None, self.run_id):
+                foreign.append(number)
             records.append(record)
             good_end = position
+            unterminated = not line.endswith(b"\n")
+        if foreign:
+            raise RunFileError(
+                f"{self.path}, {_lines(foreign)}: {len(foreign)} record(s) of another run "
+                f"(not this directory's run {self.run_id}, as its {METADATA_FILE} says): copied "
+                "in from another results file? Their agent or settings may differ, so tomgym "
+                "does not count them: move those lines out (to their own run's directory)"
+            )
         if repair and good_end < len(raw):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
+        if repair and unterminated:
+            with self.path.open("ab") as handle:
+                handle.write(b"\n")
         return records
 
     def append(self, records: Iterable[ResultRecord]) -> None:
@@ -453,6 +485,8 @@ class ResultsStore:
         try:
             with self.path.open("a", encoding="utf-8") as handle:
                 for record in records:
+                    if self.run_id and record.run_id is None:
+                        record = record.model_copy(update={"run_id": self.run_id})
                     handle.write(record.model_dump_json() + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -473,6 +507,22 @@ class ResultsStore:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, self.path)
+
+
+def _reason(exc: ValueError) -> str:
+    """What is wrong with a line that is not a record, naming the field where one is at fault."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error.get("loc", ()))
+    return f"{field}: {error['msg']}" if field else str(error["msg"])
+
+
+def _lines(numbers: Sequence[int]) -> str:
+    """``line 4`` or ``lines 4, 5, 9`` (the first 5, then how many more)."""
+    shown = ", ".join(map(str, numbers[:5]))
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return f"line{'s' if len(numbers) > 1 else ''} {shown}{more}"
 
 
 def read_metadata(directory: str | os.PathLike[str]) -> RunMetadata | None:
