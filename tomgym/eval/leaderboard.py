@@ -131,7 +131,11 @@ class Leaderboard(BaseModel):
     suite: str | None = None
     envs: list[str]
     labels: dict[str, str] = Field(default_factory=dict)
-    held_out: dict[str, bool] = Field(default_factory=dict)
+    held_out: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Env columns every run counts as held out (see mixed_held_out for those "
+        "runs disagree on).",
+    )
     rows: list[LeaderboardRow]
     mixed: dict[str, dict[str, str]] = Field(
         default_factory=dict,
@@ -311,7 +315,6 @@ def collect(
     directories = [unique[path] for path in dict.fromkeys(map(os.path.realpath, directories))]
     rows: list[LeaderboardRow] = []
     envs: list[str] = []
-    held_out: dict[str, bool] = {}
     labels: dict[str, str] = {}
     suites = set()
     made_with: dict[str, dict[str, str]] = {}
@@ -384,12 +387,12 @@ def collect(
         for env_id, env in summary.envs.items():
             if env_id not in envs:
                 envs.append(env_id)
-            held_out[env_id] = held_out.get(env_id, False) or env.held_out
             marked.setdefault(env_id, {})[str(directory)] = env.held_out
         if metadata is not None and metadata.suite:
             labels.update(_suite_labels(metadata.suite))
         if metadata is not None:  # the labels the run recorded (a suite given as a path too)
             labels.update({p.env_id: p.label for p in metadata.envs if p.label})
+
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
     # So do runs over every column: an accuracy over a few easy envs is not above one over all.
@@ -408,6 +411,8 @@ def collect(
     suite = suites.pop() if len(suites) == 1 else None
     mixed = {e: runs for e, runs in made_with.items() if len(set(runs.values())) > 1}
     mixed_held_out = {e: runs for e, runs in marked.items() if len(set(runs.values())) > 1}
+    # a column is held out where every run counts it so; a mixed one is said to be mixed
+    held_out = {e: all(runs.values()) for e, runs in marked.items()}
     mixed_items = {
         e: {d: described for d, (described, _, _) in runs.items()}
         for e, runs in asked.items()
@@ -452,9 +457,7 @@ def assign_ranks(
     """Set each sorted row's ``rank``, competition style ("1", "2=", "2=", "4"): a row ties the
     one before when both have the same ``standing`` and the same accuracy as the tables show it
     (0.1 points), so two rows a reader sees as equal never get different places."""
-    keys = [
-        None if r.accuracy is None else (standing(r), round(100 * r.accuracy, 1)) for r in rows
-    ]
+    keys = [None if r.accuracy is None else (standing(r), round(100 * r.accuracy, 1)) for r in rows]
     first = 1
     for i, (row, key) in enumerate(zip(rows, keys, strict=True)):
         if key is None:
@@ -577,7 +580,7 @@ def held_out_inside_notes(board: Leaderboard) -> list[str]:
 
     notes = []
     for env_id in board.envs:
-        if board.held_out.get(env_id):
+        if board.held_out.get(env_id) or env_id in board.mixed_held_out:
             continue
         try:
             served = get_spec(env_id).serves_held_out
@@ -627,11 +630,16 @@ def distinct_labels(envs: Sequence[str], suite_labels: Mapping[str, str]) -> dic
 
 
 def column_labels(board: Leaderboard) -> dict[str, str]:
-    """The header of every env column: its distinct name, ``(held out)`` where it is."""
+    """The header of every env column: its distinct name, ``(held out)`` where every run
+    counts it held out, ``(held out in some runs)`` where runs differ."""
     labels = distinct_labels(board.envs, board.labels)
-    return {
-        e: label + (" (held out)" if board.held_out.get(e) else "") for e, label in labels.items()
-    }
+    return {e: label + _marking(board, e) for e, label in labels.items()}
+
+
+def _marking(board: Leaderboard, env_id: str) -> str:
+    if env_id in board.mixed_held_out:
+        return " (held out in some runs)"
+    return " (held out)" if board.held_out.get(env_id) else ""
 
 
 def column_label(board: Leaderboard, env_id: str) -> str:
@@ -639,7 +647,7 @@ def column_label(board: Leaderboard, env_id: str) -> str:
     labels = column_labels(board)
     if env_id in labels:
         return labels[env_id]
-    return _short_id(env_id) + (" (held out)" if board.held_out.get(env_id) else "")
+    return _short_id(env_id) + _marking(board, env_id)
 
 
 UNANSWERED_NOTE = (
