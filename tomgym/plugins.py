@@ -71,7 +71,19 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
             error += f" ({'; '.join(taken)}, which loaded first)"
         logger.warning("tomgym plugin %r (%s, from %s) failed: %s", ep.name, ep.value, dist, error)
         return PluginResult(ep.name, ep.value, dist, ok=False, error=error)
-    added = tuple(s.id for s in list_envs() if s.id not in before)
+    now = {s.id: s for s in list_envs()}
+    added = tuple(i for i in now if i not in before)
+    changed = [i for i, spec in state[0].items() if now.get(i) is not spec]
+    if changed:  # allowed (overwrite=True), and documented; but never silently
+        what = ", ".join(f"{i} ({'replaced' if i in now else 'removed'})" for i in changed)
+        logger.warning(
+            "tomgym plugin %r (%s, from %s) changed envs registered before it: %s; every "
+            "process that loads plugins serves its version under those IDs",
+            ep.name,
+            ep.value,
+            dist,
+            what,
+        )
     PLUGIN_ENVS.update(added)
     owner = f"plugin {ep.name!r}" + (f" of the package {dist}" if dist else "")
     _OWNERS.update(dict.fromkeys(added, owner))

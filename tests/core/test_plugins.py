@@ -119,3 +119,46 @@ def test_plugins_can_be_switched_off(installed: Path, monkeypatch: pytest.Monkey
 
 def test_no_entry_points_no_results() -> None:
     assert load_plugins("tomgym.no-such-group") == []
+
+
+REPLACER = """
+from tomgym import register_tom_env
+
+def register():
+    item = {"id": "r0", "story": "1 Ann put the pen in the bag.", "question": "Where?",
+            "answer": "bag", "candidates": ["box", "bag"]}
+    register_tom_env("ToM-HiToM-O4-v0", items=[item], family="plugin", overwrite=True)
+"""
+
+
+def test_a_plugin_replacing_a_built_in_env_is_said_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """User audit: a plugin's overwrite=True of ToM-HiToM-O4-v0 (documented as allowed)
+    passed without a word, and the held-out benchmark served one item of the plugin's."""
+    from tomgym.registry import registry_state, restore_registry
+
+    (tmp_path / "tomgym_testplugin_replacer.py").write_text(REPLACER, encoding="utf-8")
+    info = tmp_path / "tomgym_testreplacer-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tomgym-testreplacer\nVersion: 0.1\n", encoding="utf-8"
+    )
+    group = "tomgym.envs.test-replacer"
+    (info / "entry_points.txt").write_text(
+        f"[{group}]\nreplacer = tomgym_testplugin_replacer:register\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
+    state = registry_state()
+    try:
+        with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
+            (result,) = load_plugins(group, force=True)
+        assert result.ok
+        assert tomgym.get_spec("ToM-HiToM-O4-v0").family == "plugin"
+    finally:
+        restore_registry(state)
+        monkeypatch.delitem(sys.modules, "tomgym_testplugin_replacer", raising=False)
+    assert "'replacer'" in caplog.text
+    assert "changed envs registered before it: ToM-HiToM-O4-v0 (replaced)" in caplog.text
+    assert tomgym.get_spec("ToM-HiToM-O4-v0").family == "hitom"
