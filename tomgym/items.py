@@ -213,7 +213,19 @@ def describe_error(err: Mapping[str, Any]) -> tuple[str, str]:
         if len(shown) > MAX_SHOWN_VALUE:
             shown = shown[: MAX_SHOWN_VALUE - 3] + "..."
         message += f" (got {shown})"
+        meant = SPLIT_SPELLINGS.get(str(err["input"]).strip().lower()) if field == "split" else None
+        if meant:
+            message += f": write {meant!r}"
     return field, message
+
+
+SPLIT_SPELLINGS = {
+    "validation": "val", "valid": "val", "dev": "val", "development": "val", "val": "val",
+    "training": "train", "train": "train", "testing": "test", "test": "test",
+    "all": "all",
+}  # fmt: skip
+"""Other datasets' names of the splits (Hugging Face's ``validation``, ``dev``, ``Test``), with
+the one tomgym reads: a bad split value names it."""
 
 
 def default_answer_type(fields: Mapping[str, Any]) -> str:
@@ -269,10 +281,7 @@ def validate_item(record: ToMItem | Mapping[str, Any], where: str = "") -> ToMIt
         return ToMItem.model_validate(fields)
     except ValidationError as exc:
         item_id = record.get("id", "<no id>")
-        problems = "; ".join(
-            "field '{}': {}".format(*describe_error(err))
-            for err in exc.errors()
-        )
+        problems = "; ".join("field '{}': {}".format(*describe_error(err)) for err in exc.errors())
         prefix = f"{where}: " if where else ""
         raise ItemError(f"{prefix}item {item_id!r} is invalid: {problems}") from None
 

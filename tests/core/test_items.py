@@ -37,6 +37,11 @@ def test_good_item() -> None:
         ({"answer": "blue_x", "candidates": ["y", "blue x", "blue_x"]}, "read as the same"),
         ({"candidates": ["x"]}, "holds only the gold answer"),
         ({"answer_type": "text", "candidates": ["the X"]}, "holds only the gold answer"),
+        # user audit: Hugging Face's split names were refused without the one to write
+        ({"split": "validation"}, "(got 'validation'): write 'val'"),
+        ({"split": "Test"}, "(got 'Test'): write 'test'"),
+        ({"split": "dev"}, "(got 'dev'): write 'val'"),
+        ({"split": "holdout"}, "(got 'holdout')"),
     ],
 )
 def test_bad_items_name_item_and_field(change: dict[str, object], field: str) -> None:
