@@ -201,6 +201,11 @@ def register_tom_env(
             raise ValueError(
                 f"{env_id}: max_prompt_chars must be a positive int, got {max_prompt_chars!r}"
             )
+        if size is not None or procedural is False:
+            raise ValueError(
+                f"{env_id}: a generator env is procedural (item i for every index i): size= "
+                "and procedural=False are for entry_point= envs; for a fixed set, give items="
+            )
         source = GeneratedSource(ValidatedGenerator(env_id, generator), max_prompt_chars)
         is_procedural = True
         size = None

@@ -75,6 +75,18 @@ def test_bad_items_register_nothing(custom_id: str) -> None:
     assert custom_id not in gym.registry
 
 
+def test_a_generator_env_refuses_a_size(custom_id: str) -> None:
+    """User audit: register_tom_env(generator=f, size=5) ignored the size without a word."""
+
+    def make(i: int) -> dict[str, object]:
+        return {**ITEMS[0], "id": f"g{i}"}
+
+    for extra in ({"size": 5}, {"procedural": False}):
+        with pytest.raises(ValueError, match="a generator env is procedural"):
+            tomgym.register_tom_env(custom_id, generator=make, max_prompt_chars=500, **extra)  # type: ignore[arg-type]
+    assert custom_id not in [spec.id for spec in tomgym.list_envs()]
+
+
 def test_registration_errors(custom_id: str) -> None:
     with pytest.raises(ValueError, match="exactly one"):
         tomgym.register_tom_env(custom_id)
