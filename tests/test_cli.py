@@ -451,6 +451,18 @@ def test_an_out_in_a_read_only_folder_is_refused(
         locked.chmod(0o700)
 
 
+def test_an_out_that_is_a_dangling_link_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: eval said "cannot create --out dang: File exists", and the leaderboard
+    printed its table, then a raw "[Errno 17] File exists"."""
+    dangling = tmp_path / "dang"
+    dangling.symlink_to(tmp_path / "gone")
+    with pytest.raises(SystemExit):
+        main(["leaderboard", "--suite", "quick", "--out", str(dangling)])
+    assert f"is a link to {tmp_path / 'gone'}, which does not exist" in capsys.readouterr().err
+
+
 def test_out_expands_a_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`--out=~/x` reaches the program unexpanded (the shell expands only a word-initial ~)."""
     from tomgym.cli_args import output_path

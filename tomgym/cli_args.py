@@ -59,6 +59,11 @@ def output_path(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("is empty: give a path (an unset shell variable?)")
     path = Path(os.path.expanduser(text))
+    if path.is_symlink() and not path.exists():
+        raise argparse.ArgumentTypeError(
+            f"{path} is a link to {os.readlink(path)}, which does not exist: create that, or "
+            "give another path"
+        )
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"{path}: permission denied (not writable)")
     folder = path.parent
