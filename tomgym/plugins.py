@@ -73,7 +73,8 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
         return PluginResult(ep.name, ep.value, dist, ok=False, error=error)
     now = {s.id: s for s in list_envs()}
     added = tuple(i for i in now if i not in before)
-    changed = [i for i, spec in state[0].items() if now.get(i) is not spec]
+    specs_before = state[0]
+    changed = [i for i, spec in specs_before.items() if now.get(i) is not spec]
     if changed:  # allowed (overwrite=True), and documented; but never silently
         what = ", ".join(f"{i} ({'replaced' if i in now else 'removed'})" for i in changed)
         logger.warning(

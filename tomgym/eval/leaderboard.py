@@ -392,7 +392,6 @@ def collect(
             labels.update(_suite_labels(metadata.suite))
         if metadata is not None:  # the labels the run recorded (a suite given as a path too)
             labels.update({p.env_id: p.label for p in metadata.envs if p.label})
-
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
     # So do runs over every column: an accuracy over a few easy envs is not above one over all.

@@ -191,14 +191,20 @@ def tom_rows(
                 "(tomgym export --format openrlhf) or a plain loop for it"
             )
         size = env.size
-        if size is None and n is None:
-            raise ValueError(f"{env_id} is generated and has no end: give n (items per env)")
-        if size is not None and n is not None and n > size:
-            logger.warning(
-                "%s serves %d items here, fewer than n=%d: using all %d", env_id, size, n, size
-            )
-        count = size if n is None else n if size is None else min(n, size)
-        assert count is not None  # one of them is set, as checked above
+        if n is None:
+            if size is None:
+                raise ValueError(f"{env_id} is generated and has no end: give n (items per env)")
+            count = size
+        else:
+            count = n if size is None else min(n, size)
+            if count < n:
+                logger.warning(
+                    "%s serves %d items here, fewer than n=%d: using all %d",
+                    env_id,
+                    count,
+                    n,
+                    count,
+                )
         for index in range(count):
             label = EpisodeLabel(env_id=env_id, index=index, kwargs=kwargs)
             _, info, item = labelled_episode(label)
