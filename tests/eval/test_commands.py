@@ -30,7 +30,7 @@ def test_eval_then_leaderboard_over_directories(
     # UX red team: a suite run's options on a board of directories did nothing, without a word
     assert run_cli("leaderboard", *runs, "--agents", "oracle", "--n", "5", "--out",
                    str(board)) == 2  # fmt: skip
-    assert "--agents, --n only apply with --suite" in capsys.readouterr().err
+    assert "--agents and --n apply only with --suite" in capsys.readouterr().err
     try:
         import matplotlib  # noqa: F401
     except ImportError:

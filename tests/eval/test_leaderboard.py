@@ -553,7 +553,8 @@ def test_the_board_says_when_model_runs_were_sampled_differently_or_cannot_be_ch
     runs = [tmp_path / name for name in ("m4", "m6", "random", "reality")]
     board = collect(runs)
     assert board.sampling == {
-        str(runs[0]): "temperature 0, 4 tokens", str(runs[1]): "temperature 0, 6 tokens"
+        str(runs[0]): "temperature 0, 4 tokens",
+        str(runs[1]): "temperature 0, 6 tokens",
     }  # the rule-based runs are left out: no setting changes their answers
     assert "Model runs sampled differently: " in to_markdown(board)
     assert collect(runs[:1] + runs[2:]).sampling == {}  # one model run: nothing to compare
@@ -589,3 +590,19 @@ def test_the_length_plot_tells_tokens_from_words() -> None:
         assert "mix tokens and words" in ax.texts[0].get_text() and "(" not in ax.get_xlabel()
     finally:
         plt.close(fig)
+
+
+def test_a_bar_in_a_run_directorys_name_keeps_the_markdown_columns(tmp_path: Path) -> None:
+    """Two runs of one agent are told apart by their directories' names; a run named ``a|b``
+    split its cell and shifted every later column of its row."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    for name in ("a|b", "c"):
+        evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path / name, quiet=True)
+    table = to_markdown(collect([tmp_path / "a|b", tmp_path / "c"]))
+    blocks = [b.splitlines() for b in table.split("\n\n") if b.startswith("|")]
+    assert len(blocks) == 2  # the leaderboard and the by-order table
+    for block in blocks:
+        assert sum("a\\|b" in line for line in block) == 1
+        assert len({len(line.replace("\\|", "").split("|")) for line in block}) == 1, block

@@ -184,8 +184,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         given = _run_options_given(args)
         if given:
             print(
-                f"tomgym leaderboard: error: {', '.join(given)} only apply with --suite (they "
-                "choose what its agents run); result directories are tabulated as they were run",
+                f"tomgym leaderboard: error: {_options_phrase(given)} only with --suite "
+                "(choosing what its agents run); result directories are tabulated as they were "
+                "run",
                 file=sys.stderr,
             )
             return 2
@@ -205,6 +206,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 _NOT_RUN_OPTIONS = frozenset({"command", "handler", "dirs", "suite", "out", "quiet", "debug",
                                "data_dir", "run_option_defaults"})  # fmt: skip
 """The leaderboard's options that do not choose what a suite's agents run."""
+
+
+def _options_phrase(flags: list[str]) -> str:
+    """``--n applies`` or ``--agents and --n apply``."""
+    if len(flags) == 1:
+        return f"{flags[0]} applies"
+    return f"{', '.join(flags[:-1])} and {flags[-1]} apply"
 
 
 def _run_options_given(args: argparse.Namespace) -> list[str]:

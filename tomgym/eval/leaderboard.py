@@ -392,6 +392,7 @@ def collect(
             labels.update(_suite_labels(metadata.suite))
         if metadata is not None:  # the labels the run recorded (a suite given as a path too)
             labels.update({p.env_id: p.label for p in metadata.envs if p.label})
+
     # Complete runs rank first: a run scored on a few items (the rest failed or not yet asked)
     # must not top the board on those few.
     # So do runs over every column: an accuracy over a few easy envs is not above one over all.
@@ -773,6 +774,13 @@ def _gap(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.1f}"
 
 
+def table_row(cells: Sequence[str]) -> str:
+    """One Markdown table row; a ``|`` or line break inside a cell (a run directory may be
+    named ``a|b``) is escaped, so it cannot split the cell and shift the columns."""
+    shown = (c.replace("|", "\\|").replace("\r", " ").replace("\n", " ") for c in cells)
+    return "| " + " | ".join(shown) + " |"
+
+
 def to_markdown(board: Leaderboard) -> str:
     """The leaderboard as a Markdown table (accuracy in %, best first)."""
     header = ["rank", "agent", "n", "acc", "95% CI"]
@@ -784,7 +792,7 @@ def to_markdown(board: Leaderboard) -> str:
     labels_f1 = any(r.macro_f1 is not None for r in board.rows)
     if labels_f1:
         header.append("macro-F1")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines = [table_row(header), "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
         ci = "-" if row.ci95 is None else f"{_pct(row.ci95[0])}-{_pct(row.ci95[1])}"
         cells = [row.rank or "-", agent_label(row), items_label(row), _pct(row.accuracy), ci]
@@ -804,7 +812,7 @@ def to_markdown(board: Leaderboard) -> str:
         ]
         if labels_f1:
             cells.append(_pct(row.macro_f1))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(table_row(cells))
     notes = [
         "",
         "Accuracy in %; rank = place by acc, complete runs over every column first, a tie "
@@ -872,12 +880,12 @@ def order_table(board: Leaderboard) -> list[str]:
         "envs and, apart, of the held-out envs; each pools every family (Hi-ToM, ToMi, ...) "
         "with items of that order, whose chance levels differ (1/15 on Hi-ToM, 1/2 on ToMi).",
         "",
-        "| " + " | ".join(header) + " |",
+        table_row(header),
         "|" + "|".join("---" for _ in header) + "|",
     ]
     for row in board.rows:
         cells = [agent_label(row), *(_order_cell(row, o, h) for o, h in columns)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(table_row(cells))
     return lines
 
 
