@@ -365,6 +365,11 @@ def _text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = float(value)  # a whole float is written as an int: 2.0 as "2" (a pandas
+        if not math.isfinite(number):  # JSON's 1e400 is read as infinity: no answer names it
+            raise ValueError(
+                "expected text, got an infinite number (JSON reads a number too large for a "
+                "float, such as 1e400, as infinity): write it in quotes"
+            )
         return str(int(number)) if number.is_integer() else str(value)  # column with a gap)
     raise ValueError(f"expected text, got {type(value).__name__} {_short(value)}")
 

@@ -283,8 +283,14 @@ def test_columns_named_like_fields_are_mapped_or_named_in_a_warning(
     files use such names for other things (a story id shared by its questions, a 'dev' split),
     so the user is told which columns to map."""
     rows: list[dict[str, Any]] = [
-        {"id": "7", "story": STORY, "question": "Where is the ball?", "answer": "bag",
-         "candidates": ["box", "bag"], "split": "dev"}
+        {
+            "id": "7",
+            "story": STORY,
+            "question": "Where is the ball?",
+            "answer": "bag",
+            "candidates": ["box", "bag"],
+            "split": "dev",
+        }
         for _ in range(2)
     ]
     path = write_jsonl(tmp_path / "f.jsonl", rows)
@@ -303,8 +309,11 @@ def test_short_csv_rows_and_other_encodings_are_reported_by_line(tmp_path: Path)
     short = tmp_path / "short.csv"
     short.write_text(f'text,q,gold,opts\n"{STORY}",Where?,bag,box|bag\n"{STORY}",Where?,bag\n')
     with pytest.raises(DataFileError) as caught:
-        load_file_items(short, "X-v0", column_mapping(story="text", question="q", answer="gold",
-                                                      candidates="opts"))
+        load_file_items(
+            short,
+            "X-v0",
+            column_mapping(story="text", question="q", answer="gold", candidates="opts"),
+        )
     assert [(p.where, p.field) for p in caught.value.problems] == [("line 5", "<row>")]
     assert "1 fewer value(s) than the 4 columns" in str(caught.value)
     cp1252 = tmp_path / "excel.csv"
@@ -406,7 +415,7 @@ def test_jsonl_values_that_are_not_text_are_refused_or_read_as_meant(
 def test_a_sentence_answer_starting_with_yes_or_no_is_judged_as_yes_no(
     tmp_path: Path, env_id: str
 ) -> None:
-    """"No, she doesn't" was typed free text: <answer>no</answer> scored wrong."""
+    """ "No, she doesn't" was typed free text: <answer>no</answer> scored wrong."""
     rows = [{"story": "S.", "question": "Does she know?", "answer": "No, she doesn't."},
             {"story": "S.", "question": "Who saw it?", "answer": "No one saw it"}]  # fmt: skip
     first, second = load_file_items(write_jsonl(tmp_path / "yn.jsonl", rows), env_id,
@@ -632,3 +641,20 @@ def test_excels_trailing_nameless_columns_are_dropped(tmp_path: Path, env_id: st
     path.write_text("story,question,answer,,\nS.,Where?,box,,x\n")
     with pytest.raises(ValueError, match="line 2: field '<row>': 2 more value"):
         load_file_items(path, env_id, column_mapping())
+
+
+def test_a_json_number_too_large_for_a_float_is_refused_not_read_as_inf(tmp_path: Path) -> None:
+    """JSON reads 1e400 as infinity: the gold was registered as 'inf', which no answer of the
+    real number names."""
+    path = tmp_path / "big.jsonl"
+    path.write_text(
+        '{"story": "S.", "question": "How many?", "answer": 1e400, "candidates": ["1", "2"]}\n'
+        '{"story": "S.", "question": "How many?", "answer": "1", "candidates": ["1", -1e400]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DataFileError) as caught:
+        load_file_items(path, "X-v0", column_mapping(candidates="candidates"))
+    problems = [str(p) for p in caught.value.problems]
+    assert len(problems) == 2 and all("infinite number" in p for p in problems), problems
+    assert problems[0].startswith("line 1: field 'answer'")
+    assert problems[1].startswith("line 2: field 'candidates'")
