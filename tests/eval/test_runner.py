@@ -86,6 +86,24 @@ def test_resume_refuses_a_different_run(tmp_path: Path) -> None:
         evaluate("random", ENVS[:1], n=2, out=tmp_path, quiet=True)
 
 
+def test_a_rerun_spelling_out_its_envs_defaults_is_the_same_run(tmp_path: Path) -> None:
+    """``--kwarg seed=0`` or ``prompt=default`` on a run made without them was refused as a
+    different run; a directory of an older tomgym that stored ``seed=0`` resumes without it."""
+    evaluate("random", ["ToM-HiToM-O1-v0"], n=2, out=tmp_path, quiet=True)
+    defaults = {"seed": 0, "prompt": "default", "reward": "rlvr", "prefill_think": False}
+    evaluate("random", ["ToM-HiToM-O1-v0"], n=3, out=tmp_path, env_kwargs=defaults, quiet=True)
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert [e["kwargs"] for e in metadata["envs"]] == [{"split": "test"}]
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
+    with pytest.raises(RunConflictError, match="env kwargs"):  # not a default: another run
+        evaluate("random", ["ToM-HiToM-O1-v0"], n=3, out=tmp_path, env_kwargs={"seed": 1},
+                 quiet=True)  # fmt: skip
+    metadata["envs"][0]["kwargs"]["seed"] = 0  # as an older tomgym kept it
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    evaluate("random", ["ToM-HiToM-O1-v0"], n=4, out=tmp_path, quiet=True)
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4
+
+
 def test_a_whole_line_that_is_not_a_record_is_an_error_wherever_it_is(tmp_path: Path) -> None:
     """Only a line without its newline is what a kill leaves (dropped, its item asked again).
     A bad line ending in a newline was cut silently when it came last."""

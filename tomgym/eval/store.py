@@ -301,13 +301,28 @@ class RunMetadata(BaseModel):
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
         for env in self.envs:
             old = theirs.get(env.env_id)
-            if old is not None and not old.same_kwargs(env):
+            if old is not None and not old.same_kwargs(env) and not _made_alike(old, env):
                 problems.append(
                     f"env kwargs of {env.env_id}: {env.kwargs} here, {old.kwargs} in the directory"
                 )
             if old is not None and old.held_out != env.held_out:
                 problems.append(f"held-out marking of {env.env_id} differs")
         return problems
+
+
+def _made_alike(old: EnvPlan, new: EnvPlan) -> bool:
+    """Whether two plans whose kwargs differ make the same env all the same: they differ only
+    in neutral kwargs given at their defaults (a directory of an older tomgym kept
+    ``seed=0``)."""
+    from tomgym.eval.targets import without_neutral_defaults
+
+    mine, theirs = new.comparable_kwargs(False), old.comparable_kwargs(False)
+    differing = {k for k in {*mine, *theirs} if mine.get(k, ...) != theirs.get(k, ...)}
+    if not differing <= NEUTRAL_KWARGS - {"split"}:
+        return False
+    return without_neutral_defaults(new.env_id, mine) == without_neutral_defaults(
+        old.env_id, theirs
+    )
 
 
 def names_local_model(spec: str) -> bool:

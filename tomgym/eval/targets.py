@@ -237,6 +237,7 @@ def resolve_targets(
             raise ValueError(f"n (items per env) must be at least 1, got {wanted} for {env_id}")
         size = env.size
         marked = held_out is not None
+        used = without_neutral_defaults(env_id, used, env)
         changed = _changes_distribution(env_id, env, used, spec.held_out or marked)
         if held_out is None:
             held_out = spec.held_out or changed
@@ -333,8 +334,6 @@ def warn_shared_items(targets: Sequence[EnvTarget]) -> None:
         )
 
 
-
-
 def _changes_distribution(
     env_id: str, env: ToMEnv, kwargs: Mapping[str, Any], marked: bool = False
 ) -> bool:
@@ -370,6 +369,62 @@ def _changes_distribution(
 
 
 CONTENT_PROBE_ITEMS = 8
+
+DEFAULT_CHECKED_KWARGS = ("seed", "reward", "prompt", "prefill_think", "render_mode")
+"""Neutral kwargs a run drops where given at the value the env takes without them."""
+
+
+def without_neutral_defaults(
+    env_id: str, kwargs: Mapping[str, Any], env: ToMEnv | None = None
+) -> dict[str, Any]:
+    """``kwargs`` less the neutral ones (``seed=0``, ``prompt="default"``, ...) that make the
+    same env as leaving them out: the same reward, prompt, prefill, render mode and first
+    items. A rerun that spells its env's defaults out, or stops spelling them, is the same run
+    (it was refused as a different one), and a leaderboard column does not split on them.
+    ``env``: the env made with ``kwargs``, if at hand."""
+    import tomgym
+
+    given = [key for key in DEFAULT_CHECKED_KWARGS if key in kwargs]
+    kept = dict(kwargs)
+    if not given:
+        return kept
+    try:
+        made = env if env is not None else _unwrapped(tomgym.make(env_id, **kept))
+        for key in given:
+            rest = {k: v for k, v in kept.items() if k != key}
+            try:
+                reference = _unwrapped(tomgym.make(env_id, **rest))
+            except (TypeError, ValueError, LookupError):
+                continue  # the env needs the kwarg: it stays
+            if _same_env(made, reference):
+                kept = rest
+    except (TypeError, ValueError, LookupError, OSError):
+        return dict(kwargs)  # the env cannot be made here: kwargs compare as given
+    return kept
+
+
+def _unwrapped(env: Any) -> ToMEnv:
+    inner = env.unwrapped
+    assert isinstance(inner, ToMEnv)
+    return inner
+
+
+def _same_env(a: ToMEnv, b: ToMEnv) -> bool:
+    """Whether two envs serve the same episodes: scoring, prompt and their first items."""
+    if (a.reward_spec, a.prompt_preset, a.prefill, a.render_mode, a.size) != (
+        b.reward_spec,
+        b.prompt_preset,
+        b.prefill,
+        b.render_mode,
+        b.size,
+    ):
+        return False
+    probe = range(min(CONTENT_PROBE_ITEMS, a.size or CONTENT_PROBE_ITEMS))
+    return all(
+        a.source.item(i).id == b.source.item(i).id
+        and _content(a.source.item(i)) == _content(b.source.item(i))
+        for i in probe
+    )
 
 
 def _content(item: ToMItem) -> tuple[Any, ...]:
