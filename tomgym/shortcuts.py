@@ -78,12 +78,21 @@ class AuditRow:
             return None
         return (self.best_shortcut[1] - self.chance) / gap
 
+    @property
+    def best_ci95(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the best shortcut's accuracy over the test items (as
+        independent draws; the items of one story are not, so with few stories it is wider)."""
+        from tomgym.eval.metrics import wilson_interval
+
+        return wilson_interval(round(self.best_shortcut[1] * self.n_test), self.n_test)
+
     def to_dict(self) -> dict[str, Any]:
         best, best_acc = self.best_shortcut
         return {
             **asdict(self),
             "best_shortcut": best,
             "best_shortcut_accuracy": best_acc,
+            "best_shortcut_ci95": list(self.best_ci95),
             "shortcut_share": self.shortcut_share,
         }
 
@@ -440,7 +449,8 @@ def _pct(x: float | None) -> str:
 def audit_table(rows: Sequence[AuditRow], baselines: Sequence[str] = BASELINES) -> str:
     """A Markdown table: one row per env, accuracies in percent, the shortcut share last."""
     short = [b.removeprefix("heuristic:") for b in baselines]
-    head = ["env", "test items", "n", "chance", *short, "probe", "oracle", "best", "share"]
+    head = ["env", "test items", "n", "chance", *short, "probe", "oracle", "best", "best 95% CI"]
+    head.append("share")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         best, _ = r.best_shortcut
@@ -453,6 +463,7 @@ def audit_table(rows: Sequence[AuditRow], baselines: Sequence[str] = BASELINES) 
             _pct(r.probe),
             _pct(r.oracle),
             best.removeprefix("heuristic:"),
+            "-".join(map(_pct, r.best_ci95)),
             _pct(r.shortcut_share),
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -46,6 +46,11 @@ def test_audit_generated_env() -> None:
     assert row.probe is not None and row.shortcut_share is not None
     assert "ToM-HiToM-O4-v0" in audit_table([row])
     assert row.test_stories == 60 and "| 60 (60 stories) |" in audit_table([row])
+    # the best shortcut's accuracy on 60 items comes with its interval (none was shown)
+    low, high = row.best_ci95
+    assert low < row.best_shortcut[1] < high and high - low > 0.15
+    assert f"| {100 * low:.1f}-{100 * high:.1f} |" in audit_table([row])
+    assert row.to_dict()["best_shortcut_ci95"] == [low, high]
 
 
 def test_the_audits_fitted_baselines_score_what_eval_scores_on_the_same_items(
