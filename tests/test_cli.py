@@ -155,7 +155,7 @@ def test_oracle_on_the_other_familys_file_says_so(
     path.write_text("".join(json.dumps({"story": i.story, "question": i.question,
                                         "answer": i.answer}) + "\n" for i in items))  # fmt: skip
     assert main(["oracle", str(path)]) == 0
-    assert "is the file tomi's? (--family tomi)" in capsys.readouterr().err
+    assert "is the file tomi's? (--family tomi reads them)" in capsys.readouterr().err
 
 
 def test_oracle_refuses_a_mode_its_family_lacks_and_an_empty_file(
@@ -177,7 +177,34 @@ def test_oracle_refuses_a_mode_its_family_lacks_and_an_empty_file(
     lines[1]["question"] = "What colour is the sky?"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert main(["oracle", str(path)]) == 0
-    assert "note: 1 of 4 stories or questions could not be read" in capsys.readouterr().err
+    assert "the hitom parser could not read 1 of 4 stories or questions (their reasons" in (
+        capsys.readouterr().err
+    )
+
+
+def test_oracle_tells_unread_stories_from_questions_about_what_a_story_never_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Oracle red team: two ToMi questions about an agent and an object the story never
+    mentions were counted as unread, and the note sent the user to --family hitom, which
+    reads nothing of the file; --out naming a folder said 'replacing' before failing."""
+    story = (
+        "1 Jack entered the closet.\n2 Alex entered the closet.\n3 The sweater is in the "
+        "bucket.\n4 Jack moved the sweater to the cupboard.\n5 Alex exited the closet."
+    )
+    questions = ["Where will Bob look for the sweater?", "Where is the hat really?",
+                 "Where will Alex look for the sweater?"]  # fmt: skip
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"story": story, "question": q, "answer": "cupboard"})
+                            + "\n" for q in questions))  # fmt: skip
+    assert main(["oracle", str(path), "--family", "tomi"]) == 0
+    err = capsys.readouterr().err
+    assert "2 of 3 questions ask where the story never places" in err
+    assert "could not read" not in err and "--family hitom" not in err
+    (tmp_path / "folder").mkdir()
+    assert main(["oracle", str(path), "--out", str(tmp_path / "folder")]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder" in err and "replacing" not in err
 
 
 def test_oracle_keeps_its_input_reads_answers_as_the_judge_and_names_bad_values(

@@ -200,6 +200,7 @@ def _json_kind(value: object) -> str:
 def cmd_oracle(args: argparse.Namespace) -> int:
     import tomgym
     from tomgym.answers import words
+    from tomgym.world.parse import UnknownSentenceError
 
     path = Path(args.file)
     out = Path(args.out) if args.out else path.with_suffix(".disagreements.jsonl")
@@ -208,6 +209,8 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--family {args.family} has the mode(s) {', '.join(modes)}, not --mode {args.mode}"
         )
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a folder: name the file to write the disagreements to")
     if out.exists() and path.exists() and out.samefile(path):
         raise ValueError(
             f"--out {out} is the input file itself: the disagreements would overwrite it "
@@ -260,16 +263,20 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} holds no lines to check (one JSON object per line)")
     if out.exists():
         print(f"tomgym oracle: note: replacing {out}", file=sys.stderr)
-    n = agree = unparsed = 0
+    n = agree = unanswered = 0
+    unread: list[tuple[str, str]] = []  # (story, question) the parser could not read
     with out.open("w", encoding="utf-8") as bad:
         for line_no, story, question, gold in records:
             n += 1
             try:
                 ours: str | None = tomgym.solve(story, question, family=args.family, mode=args.mode)
                 error = None
-            except ValueError as exc:
+            except UnknownSentenceError as exc:
                 ours, error = None, str(exc)
-                unparsed += 1
+                unread.append((story, question))
+            except ValueError as exc:  # read, but it asks what the story never places
+                ours, error = None, str(exc)
+                unanswered += 1
             # As the judge reads answers: case, articles, "_" and punctuation aside.
             if ours is not None and words(ours) == words(str(gold)):
                 agree += 1
@@ -291,20 +298,47 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     print(f"disagreements written to: {out}")
     rate = agree / n if n else 0.0
     print(f"agreement: {rate:.4f} ({agree}/{n})")
-    if n and unparsed > n / 2:
+    if unread:
         other = "tomi" if args.family == "hitom" else "hitom"
+        hint = (
+            f": is the file {other}'s? (--family {other} reads them)"
+            if len(unread) > n / 2 and _reads_as(other, unread)
+            else f" (their reasons are in {out}, under 'error')"
+        )
         print(
-            f"note: the {args.family} parser could not read {unparsed} of {n} stories or "
-            f"questions: is the file {other}'s? (--family {other})",
+            f"note: the {args.family} parser could not read {len(unread)} of {n} stories or "
+            f"questions{hint}",
             file=sys.stderr,
         )
-    elif unparsed:
+    if unanswered:
         print(
-            f"note: {unparsed} of {n} stories or questions could not be read (their reasons "
-            f"are in {out}, under 'error')",
+            f"note: {unanswered} of {n} questions ask where the story never places the object "
+            f"for those agents (read, but no answer; the reasons are in {out})",
             file=sys.stderr,
         )
     return 0
+
+
+ORACLE_FAMILY_PROBE = 20
+"""Unread records tried with the other family before `tomgym oracle` suggests it."""
+
+
+def _reads_as(family: str, records: list[tuple[str, str]]) -> bool:
+    """Whether the other family's parser reads most of the first unread records."""
+    import tomgym
+    from tomgym.world.parse import UnknownSentenceError
+
+    probe = records[:ORACLE_FAMILY_PROBE]
+    read = 0
+    for story, question in probe:
+        try:
+            tomgym.solve(story, question, family=family)
+        except UnknownSentenceError:
+            continue
+        except ValueError:
+            pass  # read, though it places nothing for the question
+        read += 1
+    return read > len(probe) / 2
 
 
 def _add_global_options(parser: argparse.ArgumentParser, default: object) -> None:

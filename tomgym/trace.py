@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tomgym.world.parse import UnknownSentenceError, parse_hitom_question, parse_story
+from tomgym.world.parse import NAME, UnknownSentenceError, parse_hitom_question, parse_story
 from tomgym.world.simulator import Enter, Event, Move, ObjectIs, PrivateTell, PublicClaim, World
 from tomgym.world.solve import hitom_world
 from tomgym.world.tomi_solve import parse_tomi_question, tomi_world
@@ -22,7 +22,7 @@ MAX_TRACE_CHARS = 20_000
 """Only the first characters of a reasoning text are read (bounds the cost per response)."""
 
 _SENTENCE_END = re.compile(r"[.!?;\n]+")
-_TOKEN = re.compile(r"[A-Za-z0-9_'-]+")
+_TOKEN = re.compile(NAME)
 BELIEF_VERBS = frozenset(
     {"thinks", "think", "believes", "believe", "assumes", "assume", "expects", "expect",
      "knows", "know", "searches", "search", "looks", "look", "would", "will", "suspects"}

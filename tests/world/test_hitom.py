@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import tomgym
 from tomgym.world.hitom import HiToMConfig, generate_hitom, max_story_chars
 from tomgym.world.solve import explain_hitom, solve_hitom
 from tomgym.world.vocab import load_vocab
@@ -111,3 +112,17 @@ def test_solve_checks_family_and_mode() -> None:
     # free prose is refused with an error users can catch by its top-level name
     with pytest.raises(tomgym.UnknownSentenceError):
         tomgym.solve("Ann strolled about, musing.", q.question)
+
+
+def test_names_of_any_script_read_in_every_sentence_form() -> None:
+    """Oracle red team: "Zoë entered the closet." was read, but "Zoë moved ..." and every
+    other form only took ASCII names, so a hand-made story with José or 李 could not be
+    solved."""
+    story = (
+        "1 Zoë entered the closet.\n2 José and 李 entered the closet.\n3 The sweater is "
+        "in the bucket.\n4 Zoë exited the closet.\n5 李 moved the sweater to the "
+        "cupboard.\n6 O\u2019Neil publicly claimed that sweater is in the bucket."
+    )
+    assert tomgym.solve(story, "Where does Zoë really think the sweater is?") == "bucket"
+    assert tomgym.solve(story, "Where does José think 李 thinks the sweater is?") == "cupboard"
+    assert tomgym.solve(story, "Where will Zoë look for the sweater?", family="tomi") == "bucket"

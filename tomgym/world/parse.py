@@ -29,7 +29,10 @@ class UnknownSentenceError(ValueError):
         self.sentence = sentence
 
 
-W = r"([A-Za-z0-9_\-']+)"
+NAME = r"[\w\-'\u2019]+"
+"""One name, room, object or container word: letters of any script (Zoë, José, 李), digits,
+``_``, ``-`` and apostrophes (O'Neil, O\u2019Neil); a name of two words ("Mary Ann") is not one."""
+W = f"({NAME})"
 _NUMBERED = re.compile(r"^(\d+)\s+(.*)$")
 _HEADER = re.compile(r"^(Read the following story|Story:?$)", re.IGNORECASE)
 _AGENT_SPLIT = re.compile(r",\s*|\s+and\s+")
@@ -91,7 +94,7 @@ def _template_pattern(template: str) -> re.Pattern[str]:
         if name == "agents":
             parts.append(r"(?P<agents>.+?)")
         elif name:
-            parts.append(rf"(?P<{name}>[A-Za-z0-9_\-']+)")
+            parts.append(rf"(?P<{name}>{NAME})")
     parts.append("$")
     return re.compile("".join(parts))
 
