@@ -23,6 +23,11 @@ parser.add_argument("--n", type=int, default=64, help="training prompts")
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--tokens", type=int, default=32, help="max completion tokens")
 parser.add_argument("--out", default="runs/trl-grpo")
+parser.add_argument(
+    "--allow-eval-only",
+    action="store_true",
+    help="train on an env registered eval-only (OpenToM, FANToM) where its terms permit it",
+)
 args = parser.parse_args()
 
 # Conversational `prompt` messages plus a `label` column (env ID, item index, env kwargs):
@@ -30,7 +35,9 @@ args = parser.parse_args()
 # One-chapter stories keep CPU prompts short; only generated Hi-ToM envs take a length.
 spec = tomgym.get_spec(args.env)
 short = {"length": 1} if spec.family == "hitom" and spec.procedural else {}
-dataset = tom_dataset(args.env, split="train", n=args.n, **short)
+dataset = tom_dataset(
+    args.env, split="train", n=args.n, allow_eval_only=args.allow_eval_only, **short
+)
 
 config = GRPOConfig(
     output_dir=args.out,
