@@ -67,6 +67,9 @@ def solve(story: str, question: str, family: str = "hitom", mode: str = "rules")
     labelling quirk instead. Hi-ToM has only the rules mode. An unknown family or mode is a
     ValueError that lists what exists.
     """
+    for name, value in (("story", story), ("question", question)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be text (str), got {type(value).__name__}")
     if family not in SOLVE_MODES:
         raise ValueError(
             f"the oracle knows the families {', '.join(map(repr, SOLVE_MODES))}, not {family!r}"

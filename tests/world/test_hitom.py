@@ -126,3 +126,8 @@ def test_names_of_any_script_read_in_every_sentence_form() -> None:
     assert tomgym.solve(story, "Where does Zoë really think the sweater is?") == "bucket"
     assert tomgym.solve(story, "Where does José think 李 thinks the sweater is?") == "cupboard"
     assert tomgym.solve(story, "Where will Zoë look for the sweater?", family="tomi") == "bucket"
+
+    with pytest.raises(TypeError, match="story must be text"):
+        tomgym.solve(None, "Where is the sweater really?")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="question must be text"):
+        tomgym.solve(story, b"Where is the sweater really?")  # type: ignore[arg-type]
