@@ -310,7 +310,7 @@ def add_commands(subparsers: Any) -> None:
         "--out",
         type=output_path,
         default="leaderboard",
-        help="where to write leaderboard.* and plots/",
+        help="where to write leaderboard.* and plots/ (default: ./leaderboard)",
     )
     _add_run_options(p)
     p.set_defaults(handler=cmd_leaderboard)

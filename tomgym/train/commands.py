@@ -511,7 +511,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--address", help="Ray cluster address: submit with `ray job submit`")
     p.add_argument("--n", type=positive_int, help="training items per env")
     p.add_argument("--split", default="train", help="training split (default: train)")
-    p.add_argument("--out", type=output_path, default="runs/train", help="run directory")
+    p.add_argument(
+        "--out", type=output_path, default="runs/train", help="run directory (default: runs/train)"
+    )
     p.add_argument(
         "--save-steps", type=positive_int, help="checkpoint every N steps (default: per epoch)"
     )
