@@ -127,14 +127,19 @@ def split_items(
     env_id: str, n_train: int, n_test: int, **kwargs: Any
 ) -> tuple[list[ToMItem], list[ToMItem], str]:
     """(train items, test items, what the test items are): the env's own test split, else its
-    val split, else a fixed half of its items (the other half trains the probe)."""
+    val split, else a fixed half of its items (the other half trains the probe). The probe
+    trains on the train split, or on val where the env has test and val but no train."""
     for test_split in ("test", "val"):
         try:
             _, test = _load(env_id, n_test, **{**kwargs, "split": test_split})
-            _, train = _load(env_id, n_train, **{**kwargs, "split": "train"})
-            return train, test, test_split
         except (TypeError, ValueError, FileNotFoundError):
             continue
+        for train_split in ("train", "val") if test_split == "test" else ("train",):
+            try:
+                _, train = _load(env_id, n_train, **{**kwargs, "split": train_split})
+            except (TypeError, ValueError, FileNotFoundError):
+                continue
+            return train, test, test_split
     env, items = _load(env_id, n_train + n_test, **kwargs)
     if env.size is not None:  # every item, so that each half can give its n
         items = [env.source.item(i) for i in range(env.size)]

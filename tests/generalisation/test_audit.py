@@ -17,6 +17,7 @@ from tomgym.shortcuts import (
     audit_table,
     fit_probe,
     probe_predict,
+    split_items,
 )
 
 
@@ -205,3 +206,21 @@ def test_audit_checks_every_id_first_passes_kwargs_and_notes_a_short_env(
     args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=bogus"])
     assert args.handler(args) == 1
     assert "skipped ToM-HiToM-O2-v0: failed: EnvArgumentError: " in capsys.readouterr().out
+
+
+def test_an_env_with_val_and_test_splits_but_no_train_trains_the_probe_on_val() -> None:
+    """Registration audit: an env of val and test items was audited as "half of the stories",
+    mixing its test items into the probe's training half."""
+    import tomgym
+
+    items = [{"id": f"v{i}", "story": f"Ann put ball {i} in the box. Ann went out.",
+              "question": "Where is the ball?", "answer": "box", "candidates": ["box", "bag"],
+              "split": "val" if i < 20 else "test"} for i in range(40)]  # fmt: skip
+    tomgym.register_tom_env("Test-Audit-ValTest-v0", items=items, overwrite=True)
+    try:
+        train, test, what = split_items("Test-Audit-ValTest-v0", n_train=20, n_test=20)
+    finally:
+        tomgym.unregister_tom_env("Test-Audit-ValTest-v0")
+    assert what == "test"
+    assert {i.split for i in train} == {"val"} and {i.split for i in test} == {"test"}
+    assert len(train) == len(test) == 20
