@@ -11,17 +11,18 @@ lengths come from the texts a vs_lm_eval run generated (identical on both sides)
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import transformers
+from bench_args import input_file, make_parser, recorded_command, results_dir
 from tomgym.agents.hf import smollm2_path
 from vs_lm_eval import ENVS, build_docs
 
 import tomgym
+from tomgym.cli_args import positive_int
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -60,11 +61,19 @@ def orders(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", type=Path, default=RESULTS / "vs_lm_eval.json")
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser = make_parser(__file__, __doc__)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--results",
+        type=input_file,
+        default=RESULTS / "vs_lm_eval.json",
+        help="a vs_lm_eval results file to read (default: benchmarks/results/vs_lm_eval.json)",
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=8)
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
     run = json.loads(args.results.read_text())
@@ -90,8 +99,7 @@ def main() -> None:
             total[1] += steps
     base = totals["lm-eval (tokens, then text)"]
     lines = [
-        f"`TOMGYM_DATA=../shared/data .venv/bin/python benchmarks/batch_work.py --results "
-        f"{args.results} --batch-size {args.batch_size}`",
+        f"`{recorded_command(parser, args)}`",
         "",
         f"{len(docs)} envs x {run['meta']['n']} items, batch size {args.batch_size}.",
         "",

@@ -7,7 +7,6 @@ benchmarks/results/env_throughput.json and .md, which the README quotes.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import platform
@@ -15,7 +14,10 @@ import statistics
 import time
 from pathlib import Path
 
+from bench_args import make_parser, recorded_command, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_int
 from tomgym.rewards import gold_response
 from tomgym.sources import GeneratedSource, split_seed
 from tomgym.world.hitom import generate_hitom
@@ -51,11 +53,14 @@ def generator_per_second(env_id: str, episodes: int, offset: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--episodes", type=positive_int, default=300)
+    parser.add_argument("--repeats", type=positive_int, default=5)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
     generated = [s.id for s in tomgym.list_envs() if s.procedural and s.family in ("hitom", "tomi")]
@@ -82,8 +87,7 @@ def main() -> None:
         print(f"{env_id:18s} env {env_eps:8.1f} episodes/s   generator {gen_eps:8.1f} items/s")
     result = {
         "benchmark": "env_throughput",
-        "command": "python benchmarks/env_throughput.py "
-        f"--episodes {args.episodes} --repeats {args.repeats}",
+        "command": recorded_command(parser, args),
         "machine": f"{platform.machine()} python {platform.python_version()}",
         "median_over_repeats": args.repeats,
         "rows": rows,
@@ -91,6 +95,8 @@ def main() -> None:
     args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "env_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
+        f"`{result['command']}` ({result['machine']}, median of {args.repeats} repeats)",
+        "",
         "| env | episodes/s (reset + step + reward) | generator items/s "
         "| env time / generator time |",
         "|---|---|---|---|",

@@ -9,7 +9,6 @@ Writes benchmarks/results/eval_throughput.json and .md, which the README quotes.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import tempfile
@@ -18,8 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, registered_env, results_dir
 from tomgym.agents import Episode, Response, make_agent
 
+from tomgym.cli_args import positive_int
 from tomgym.eval import evaluate
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -67,13 +68,16 @@ def measure(agent: Any, env_id: str, n: int, batch: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="ToM-HiToM-O1-v0")
-    parser.add_argument("--n", type=int, default=16)
-    parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--tokens", type=int, default=64)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--env", type=registered_env, default="ToM-HiToM-O1-v0")
+    parser.add_argument("--n", type=positive_int, default=16)
+    parser.add_argument("--batch", type=positive_int, default=8)
+    parser.add_argument("--tokens", type=positive_int, default=64)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
     load_start = time.perf_counter()
@@ -88,8 +92,7 @@ def main() -> None:
     batched, single = rows
     result = {
         "benchmark": "eval_throughput",
-        "command": f"python benchmarks/eval_throughput.py --n {args.n} --batch {args.batch} "
-        f"--tokens {args.tokens}",
+        "command": recorded_command(parser, args),
         "env": args.env,
         "model": "smollm2 (SmolLM2-135M-Instruct, CPU, greedy)",
         "model_load_s": round(load_s, 2),
@@ -99,6 +102,8 @@ def main() -> None:
     args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "eval_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
+        f"`{result['command']}` ({result['model']})",
+        "",
         "| batch | items | wall s | items/s | generated tokens/s "
         "| share of wall time outside the model |",
         "|---|---|---|---|---|---|",

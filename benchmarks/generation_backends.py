@@ -13,7 +13,6 @@ generation time, and its engine is stopped before anything else runs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -22,12 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, registered_env, results_dir
 from tomgym.agents import make_agent
 from tomgym.agents.base import Episode
 from tomgym.agents.chat import chat_prompt, episode_from_env
 from tomgym.agents.hf import HFAgent
 
 import tomgym
+from tomgym.cli_args import positive_int
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -91,24 +92,43 @@ def run_vllm(episodes: list[Episode], max_new_tokens: int, repeats: int) -> dict
         "prompt_tokens": sum(r.prompt_tokens or 0 for r in responses),
         "completion_tokens": sum(r.completion_tokens or 0 for r in responses),
         "texts": [r.text for r in responses],
-        "repeats_identical": all([r.text for r in run[1]] == [r.text for r in responses]
-                                 for run in runs),
+        "repeats_identical": all(
+            [r.text for r in run[1]] == [r.text for r in responses] for run in runs
+        ),
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="ToM-HiToM-v0")
-    parser.add_argument("--prompts", type=int, default=64)
-    parser.add_argument("--max-new-tokens", type=int, default=48)
-    parser.add_argument("--batch-size", type=int, default=16, help="transformers batched")
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads for transformers")
-    parser.add_argument("--vllm", action="store_true", help="also measure vLLM CPU")
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--env", type=registered_env, default="ToM-HiToM-v0")
+    parser.add_argument("--prompts", type=positive_int, default=64)
+    parser.add_argument("--max-new-tokens", type=positive_int, default=48)
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="transformers batched")
+    parser.add_argument("--repeats", type=positive_int, default=2)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--threads", type=positive_int, default=2, help="torch threads for transformers"
+    )
+    parser.add_argument(
+        "--vllm", action="store_true", help="also measure vLLM CPU (scripts/setup_vllm.sh)"
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
+    if args.vllm:  # asked for: say so now, not after the transformers rows
+        from tomgym.agents.vllm import require_vllm
+
+        try:
+            require_vllm()
+        except ImportError as exc:
+            raise SystemExit(
+                f"{parser.prog} --vllm: vLLM cannot be imported ({exc.__cause__ or exc}); "
+                "bash scripts/setup_vllm.sh installs its CPU build in .venv-vllm: run this "
+                "script with .venv-vllm/bin/python"
+            ) from None
     wall = time.perf_counter()
     agent = make_agent("smollm2", max_new_tokens=args.max_new_tokens, num_threads=args.threads)
     assert isinstance(agent, HFAgent)
@@ -137,8 +157,10 @@ def main() -> None:
                 "completion_tokens": tokens,
             }
         )
-        print(f"{name:28s} {rows[-1]['items_per_s']:6.2f} items/s {rows[-1]['tokens_per_s']} tok/s",
-              flush=True)
+        print(
+            f"{name:28s} {rows[-1]['items_per_s']:6.2f} items/s {rows[-1]['tokens_per_s']} tok/s",
+            flush=True,
+        )
     if args.vllm:
         vllm = run_vllm(episodes, args.max_new_tokens, args.repeats)
     else:
@@ -153,8 +175,11 @@ def main() -> None:
             ),
             seconds=round(vllm["seconds"], 2),
         )
-        print(f"{vllm['backend']:28s} {vllm['items_per_s']:6.2f} items/s "
-              f"{vllm['tokens_per_s']} tok/s, startup {vllm['startup_seconds']} s", flush=True)
+        print(
+            f"{vllm['backend']:28s} {vllm['items_per_s']:6.2f} items/s "
+            f"{vllm['tokens_per_s']} tok/s, startup {vllm['startup_seconds']} s",
+            flush=True,
+        )
     rows.append(vllm)
     single = texts_by_backend["transformers one at a time"]
     same = {
@@ -172,11 +197,7 @@ def main() -> None:
     for row in rows:
         if row.get("measured"):
             row["speed_over_one_at_a_time"] = round(base / row["seconds"], 2)
-    command = (
-        f"python benchmarks/generation_backends.py --env {args.env} --prompts {args.prompts} "
-        f"--max-new-tokens {args.max_new_tokens} --batch-size {args.batch_size} "
-        f"--repeats {args.repeats} --threads {args.threads}" + (" --vllm" if args.vllm else "")
-    )
+    command = recorded_command(parser, args)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     result = {
         "benchmark": "generation_backends",

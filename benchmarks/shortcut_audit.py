@@ -7,26 +7,38 @@ and .md, which the README quotes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
+from bench_args import make_parser, recorded_command, registered_env, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_int
 from tomgym.shortcuts import audit_envs, audit_notes, audit_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
-COMMAND = "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/shortcut_audit.py"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=300, help="test items per env")
-    parser.add_argument("--n-train", type=int, default=600, help="probe train items per env")
-    parser.add_argument("--envs", nargs="*", help="env IDs (default: every registered one)")
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--n", type=positive_int, default=300, help="test items per env")
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--n-train", type=positive_int, default=600, help="probe train items per env"
+    )
+    parser.add_argument(
+        "--envs",
+        nargs="*",
+        type=registered_env,
+        help="env IDs (default: every registered one)",
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
     env_ids = args.envs or [spec.id for spec in tomgym.list_envs()]
@@ -37,13 +49,22 @@ def main() -> int:
         done, missed = audit_envs([env_id], n_train=args.n_train, n_test=args.n)
         rows += done
         skipped.update(missed)
-        status = "skipped" if missed else f"share {done[0].shortcut_share}"
+        if missed:
+            status = f"skipped: {next(iter(missed.values())).splitlines()[0]}"
+        else:
+            status = f"share {done[0].shortcut_share}"
         print(f"{env_id}: {status} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    if not rows:
+        print(
+            f"{parser.prog}: every env was skipped (reasons above); nothing written",
+            file=sys.stderr,
+        )
+        return 1
     table = audit_table(rows)
     seconds = time.perf_counter() - start
     args.results_dir.mkdir(parents=True, exist_ok=True)
     record = {
-        "command": f"{COMMAND} --n {args.n} --n-train {args.n_train}",
+        "command": recorded_command(parser, args),
         "python": platform.python_version(),
         "seconds": round(seconds, 1),
         "n_test": args.n,

@@ -9,18 +9,29 @@ Results go to benchmarks/results/story_mix.json and .md.
 
 from __future__ import annotations
 
-import argparse
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_int
 
 RESULTS = Path(__file__).resolve().parent / "results"
 VARIANTS = ("v0", "Debiased-v0", "Debiased-v1")
 """The plain env and the two debiasing schemes of one order (ToM-HiToM-O<k>-<variant>)."""
+
+
+def debiased_orders() -> list[int]:
+    """The Hi-ToM orders registered with all three variants (1 to 4)."""
+    registered = {spec.id for spec in tomgym.list_envs()}
+    plain = (re.fullmatch(r"ToM-HiToM-O(\d+)-v0", env_id) for env_id in registered)
+    orders = sorted(int(match[1]) for match in plain if match)
+    return [k for k in orders if all(f"ToM-HiToM-O{k}-{v}" in registered for v in VARIANTS)]
 
 
 def story_mix(env_id: str, items: int) -> dict[str, Any]:
@@ -62,10 +73,17 @@ def markdown(result: dict[str, Any]) -> str:
 def main() -> None:
     import warnings
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=600, help="items per env")
-    parser.add_argument("--orders", type=int, nargs="+", default=[1, 2, 3, 4])
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--items", type=positive_int, default=600, help="items per env")
+    parser.add_argument(
+        "--orders", type=positive_int, nargs="+", choices=debiased_orders(), default=[1, 2, 3, 4]
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     rows = []
@@ -81,8 +99,7 @@ def main() -> None:
                 )
     result = {
         "benchmark": "story_mix",
-        "command": "python benchmarks/story_mix.py --items "
-        f"{args.items} --orders {' '.join(map(str, args.orders))}",
+        "command": recorded_command(parser, args),
         "seconds": round(time.perf_counter() - start, 1),
         "items": args.items,
         "rows": rows,

@@ -9,14 +9,16 @@ story structures is. Results go to benchmarks/results/structure_overlap.json and
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import time
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_int
 from tomgym.items import ToMItem
 from tomgym.world.vocab import load_vocab
 
@@ -132,21 +134,29 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--test", type=int, default=1000, help="test items per env")
-    parser.add_argument("--train", type=int, nargs="+", default=[1000, 5000, 30000])
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--test", type=positive_int, default=1000, help="test items per env")
+    parser.add_argument(
+        "--train",
+        type=positive_int,
+        nargs="+",
+        default=[1000, 5000, 30000],
+        help="numbers of train items to look the test items up among",
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
+    )
     args = parser.parse_args()
     pools = sorted(args.train)
+    args.train = pools  # recorded as measured (sorted)
     start = time.perf_counter()
     rows = measure(args.test, pools)
-    command = (
-        f"python benchmarks/structure_overlap.py --test {args.test} --train "
-        + " ".join(map(str, pools))
-    )
     result = {
         "benchmark": "structure_overlap",
-        "command": command,
+        "command": recorded_command(parser, args),
         "seconds": round(time.perf_counter() - start, 1),
         "train_pools": pools,
         "rows": rows,

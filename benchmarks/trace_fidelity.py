@@ -7,14 +7,16 @@ Results go to benchmarks/results/trace_fidelity.json and .md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 from typing import Any
 
+from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
+
 import tomgym
 from tomgym.answers import parse_response
+from tomgym.cli_args import positive_int
 from tomgym.eval.scoring import build_episode
 from tomgym.rewards import score_response
 from tomgym.trace import safe_trace_fidelity
@@ -75,15 +77,21 @@ def _pct(x: float | None) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="ToM-HiToM-O2-v0")
-    parser.add_argument("--n", type=int, default=20)
-    parser.add_argument("--max-new-tokens", type=int, default=200)
-    parser.add_argument("--agents", nargs="*", default=["oracle", "smollm2"])
+    parser = make_parser(__file__, __doc__)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--env", type=registered_env, default="ToM-HiToM-O2-v0", help="an env with a test split"
+    )
+    parser.add_argument("--n", type=positive_int, default=20, help="test items")
+    parser.add_argument("--max-new-tokens", type=positive_int, default=200)
+    parser.add_argument("--agents", nargs="+", default=["oracle", "smollm2"], help="agent specs")
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
+    check_env(parser, args.env, split="test")  # a split it lacks, or its data missing
     rows = []
     for spec in args.agents:
         options: dict[str, Any] = {}
@@ -94,10 +102,7 @@ def main() -> int:
         except (ImportError, OSError, RuntimeError) as exc:
             rows.append({"agent": spec, "error": f"{type(exc).__name__}: {exc}"})
         print(json.dumps({k: v for k, v in rows[-1].items() if k != "examples"}), flush=True)
-    command = (
-        f".venv/bin/python benchmarks/trace_fidelity.py --env {args.env} --n {args.n} "
-        f"--max-new-tokens {args.max_new_tokens}"
-    )
+    command = recorded_command(parser, args)
     args.results_dir.mkdir(parents=True, exist_ok=True)
     record = {"command": command, "env": args.env, "split": "test", "rows": rows}
     (args.results_dir / "trace_fidelity.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -1,21 +1,27 @@
 """REINFORCE++ on CPU with the bundled SmolLM2-135M: evaluate, train a bounded number of steps,
-evaluate again (train env and a held-out env); writes results/train_cpu.{json,md,png}."""
+evaluate again (train env and a held-out env); writes train_cpu.json, .md and .png into --out
+(default benchmarks/results).
+
+    .venv/bin/python benchmarks/train_cpu.py [--env ToM-HiToM-O1-v0] [--steps 4] [--out DIR]
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import torch
+from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
 from tomgym.agents.chat import Sampling
 
+from tomgym.cli_args import non_negative_int, positive_float, positive_int
 from tomgym.eval import evaluate
+from tomgym.rewards import REWARD_PRESETS
 from tomgym.train.cpu_loop import LoopConfig, StepLog, Trainer
 
 RESULTS = Path(__file__).parent / "results"
@@ -123,24 +129,36 @@ def plot(steps: list[dict[str, Any]], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--env", default="ToM-HiToM-O1-v0")
-    parser.add_argument("--held-out", default="ToM-HiToM-O4-v0")
-    parser.add_argument("--length", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--prompts", type=int, default=2)
-    parser.add_argument("--k", type=int, default=4)
-    parser.add_argument("--tokens", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=1e-5)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--env", type=registered_env, default="ToM-HiToM-O1-v0")
+    parser.add_argument("--held-out", type=registered_env, default="ToM-HiToM-O4-v0")
     parser.add_argument(
-        "--reward", default="rlvr", help="reward preset (lenient: untagged answers judged whole)"
+        "--length", type=non_negative_int, default=1, help="env length kwarg (0: none given)"
+    )
+    parser.add_argument("--steps", type=positive_int, default=4)
+    parser.add_argument("--prompts", type=positive_int, default=2, help="prompts per step")
+    parser.add_argument("--k", type=positive_int, default=4, help="samples per prompt")
+    parser.add_argument("--tokens", type=positive_int, default=32, help="max new tokens")
+    parser.add_argument("--lr", type=positive_float, default=1e-5)
+    parser.add_argument(
+        "--reward",
+        default="rlvr",
+        choices=sorted(REWARD_PRESETS),
+        help="reward preset (lenient: untagged answers judged whole)",
     )
     parser.add_argument("--baseline", default="none", choices=["none", "group"])
-    parser.add_argument("--eval-n", type=int, default=8)
-    parser.add_argument("--eval-tokens", type=int, default=32)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--eval-n", type=positive_int, default=8)
+    parser.add_argument("--eval-tokens", type=positive_int, default=32)
+    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument(
+        "--out",
+        type=results_dir,
+        default=RESULTS,
+        help="the folder train_cpu.json, .md and .png go into (default: benchmarks/results)",
+    )
     args = parser.parse_args()
+    check_env(parser, args.env, split="train", **env_kwargs(args))  # a kwarg it refuses, no data
+    check_env(parser, args.held_out, split="test", **env_kwargs(args))
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     config = LoopConfig(
@@ -167,7 +185,7 @@ def main() -> None:
     print("after:", json.dumps(after), flush=True)
     result = {
         "config": {k: v for k, v in vars(config).items()},
-        "command": "python benchmarks/train_cpu.py " + " ".join(sys.argv[1:]),
+        "command": recorded_command(parser, args),
         "threads": args.threads,
         "machine": platform.machine(),
         "torch": torch.__version__,

@@ -7,7 +7,6 @@ items of its own (fresh seeds).
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
@@ -16,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
 from gymnasium.vector import AutoresetMode
 
 import tomgym
+from tomgym.cli_args import positive_int
 from tomgym.rewards import gold_response
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -67,11 +68,11 @@ def vector_items_per_second(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="ToM-HiToM-v0")
-    parser.add_argument("--items", type=int, default=800, help="items per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--env", type=registered_env, default="ToM-HiToM-v0")
+    parser.add_argument("--items", type=positive_int, default=800, help="items per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=3)
+    parser.add_argument("--num-envs", type=positive_int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument(
         "--action",
         choices=("fixed", "gold"),
@@ -79,9 +80,13 @@ def main() -> None:
         help="one fixed response for every item, or the gold answer (read through envs.call)",
     )
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
+    check_env(parser, args.env)  # its data missing, say
     # Every measurement draws from its own seed: the generated envs cache recent items, so two
     # measurements sharing a seed would serve the second one from the first one's cache.
     # Repeats go round every configuration in turn, so a noisy minute hits them all alike.
@@ -111,11 +116,7 @@ def main() -> None:
             }
         )
         print(f"{mode:5s} x{num_envs}: {rate:8.1f} items/s ({rate / loop:.2f} x loop)")
-    command = (
-        f"python benchmarks/vector_envs.py --env {args.env} --items {args.items} "
-        f"--repeats {args.repeats} --action {args.action} "
-        f"--num-envs {' '.join(map(str, args.num_envs))}"
-    )
+    command = recorded_command(parser, args)
     result = {
         "benchmark": "vector_envs",
         "command": command,

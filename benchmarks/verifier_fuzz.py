@@ -6,7 +6,6 @@ without naming the gold only (must be 0), and timing every call (per kB, and 10 
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
@@ -17,7 +16,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_int
 from tomgym.items import ToMItem
 from tomgym.rewards import score_response
 
@@ -154,7 +156,10 @@ def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:
     pools = [fragment_pool(item) for item in items]
     counts: Counter[str] = Counter()
     violations: list[dict[str, str]] = []
-    max_small_us, max_us_per_kb, biggest = 0.0, 0.0, 0
+    # None until a response of that size comes: a figure not measured is not a 0
+    max_small_us: float | None = None
+    max_us_per_kb: float | None = None
+    biggest = 0
     for _ in range(responses):
         which = rng.randrange(len(items))
         item = items[which]
@@ -163,9 +168,9 @@ def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:
         size = len(response.encode())
         biggest = max(biggest, size)
         if size < 1000:
-            max_small_us = max(max_small_us, seconds * 1e6)
+            max_small_us = max(max_small_us or 0.0, seconds * 1e6)
         else:
-            max_us_per_kb = max(max_us_per_kb, seconds * 1e6 / (size / 1000))
+            max_us_per_kb = max(max_us_per_kb or 0.0, seconds * 1e6 / (size / 1000))
         counts["responses"] += 1
         counts["with_one_answer_block"] += oracle_block(response) is not None
         if correct:
@@ -182,10 +187,15 @@ def fuzz(answer_type: str, responses: int, seed: int) -> dict[str, Any]:
         "answer_type": answer_type,
         **{k: counts[k] for k in sorted(counts)},
         "violations": violations[:10],
-        "max_us_per_call_under_1kB": round(max_small_us, 1),
-        "max_us_per_kB_at_1kB_and_over": round(max_us_per_kb, 2),
+        "max_us_per_call_under_1kB": None if max_small_us is None else round(max_small_us, 1),
+        "max_us_per_kB_at_1kB_and_over": None if max_us_per_kb is None else round(max_us_per_kb, 2),
         "largest_response_bytes": biggest,
     }
+
+
+def shown(figure: float | None) -> str:
+    """A figure as the table shows it: ``-`` when it was not measured (None)."""
+    return "-" if figure is None else str(figure)
 
 
 def sized_inputs(item: ToMItem, size: int) -> dict[str, str]:
@@ -228,12 +238,15 @@ def linearity(answer_type: str, repeats: int) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--responses", type=int, default=100_000, help="per answer type")
-    parser.add_argument("--repeats", type=int, default=5, help="for the linearity check")
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--responses", type=positive_int, default=100_000, help="per answer type")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="for the linearity check")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--results-dir", type=Path, default=RESULTS, help="where the .md and .json go"
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
     )
     args = parser.parse_args()
     start = time.perf_counter()
@@ -244,15 +257,14 @@ def main() -> None:
         print(
             f"{answer_type:7s} {row['responses']} responses, {row.get('scored_correct', 0)} "
             f"correct, {row.get('correct_without_naming_gold_only', 0)} without naming the "
-            f"gold only; max {row['max_us_per_kB_at_1kB_and_over']} us/kB",
+            f"gold only; max {shown(row['max_us_per_kB_at_1kB_and_over'])} us/kB",
             flush=True,
         )
         linear_rows += linearity(answer_type, args.repeats)
     total_bad = sum(r.get("correct_without_naming_gold_only", 0) for r in fuzz_rows)
     result = {
         "benchmark": "verifier_fuzz",
-        "command": "python benchmarks/verifier_fuzz.py "
-        f"--responses {args.responses} --repeats {args.repeats} --seed {args.seed}",
+        "command": recorded_command(parser, args),
         "machine": f"{platform.machine()} python {platform.python_version()}",
         "oracle": "tests/core/test_verifier_properties.py::oracle_allows",
         "correct_without_naming_gold_only": total_bad,
@@ -275,8 +287,8 @@ def main() -> None:
         f"{r.get('scored_correct', 0)} | {r.get('correct_without_naming_gold_only', 0)} | "
         f"{r.get('negated_golds_scored_correct', 0)} | "
         f"{r.get('free_text_lists_scored_correct', 0)} | "
-        f"{r.get('yes_no_hedges_scored_correct', 0)} | {r['max_us_per_call_under_1kB']} | "
-        f"{r['max_us_per_kB_at_1kB_and_over']} |"
+        f"{r.get('yes_no_hedges_scored_correct', 0)} | {shown(r['max_us_per_call_under_1kB'])} | "
+        f"{shown(r['max_us_per_kB_at_1kB_and_over'])} |"
         for r in fuzz_rows
     ]
     lines += [

@@ -1,7 +1,9 @@
 """The same Hi-ToM items, prompts and greedy budget through lm-eval (custom generate_until task)
 and through ``tomgym.eval.evaluate``: wall time, generated texts item by item, and scoring.
 
-    TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py [--n 20]
+    TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py [--n 20] [--out OUT]
+
+Writes OUT.json and OUT.md (default OUT: benchmarks/results/vs_lm_eval).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from typing import Any
 
 import torch
 import transformers
+from bench_args import make_parser, recorded_command, results_prefix
 from tomgym.agents.hf import smollm2_path
 
 import tomgym
+from tomgym.cli_args import positive_int
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ENVS: dict[str, dict[str, Any]] = {
@@ -442,12 +446,18 @@ def run_interleaved(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n", type=int, default=20, help="items per env (0..n-1)")
-    parser.add_argument("--max-new-tokens", type=int, default=48)
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=RESULTS / "vs_lm_eval")
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--n", type=positive_int, default=20, help="items per env (0..n-1)")
+    parser.add_argument("--max-new-tokens", type=positive_int, default=48)
+    parser.add_argument("--batch-size", type=positive_int, default=8)
+    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument(
+        "--out",
+        type=results_prefix,
+        default=RESULTS / "vs_lm_eval",
+        help="path prefix: OUT.json and OUT.md are written, a suffix of OUT's own replaced "
+        "(default: benchmarks/results/vs_lm_eval)",
+    )
     parser.add_argument(
         "--tomgym-first",
         action="store_true",
@@ -497,11 +507,7 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2, default=str) + "\n")
-    command = (
-        "TOMGYM_DATA=/work/shared/data .venv/bin/python benchmarks/vs_lm_eval.py "
-        + (f"--n {args.n} --max-new-tokens {args.max_new_tokens} --batch-size {args.batch_size}")
-        + (f" --tomgym-first --out {args.out}" if args.tomgym_first else "")
-    )
+    command = recorded_command(parser, args)
     args.out.with_suffix(".md").write_text(markdown(result, command))
     print(markdown(result, command))
 

@@ -36,7 +36,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from bench_args import make_parser, recorded_command, results_dir
+
 import tomgym
+from tomgym.cli_args import positive_float, positive_int
 from tomgym.rewards import gold_response
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -255,27 +258,17 @@ def ratio_or_none(num: float | None, den: float | None) -> float | None:
     return round(num / den, 2) if num is not None and den else None
 
 
-def command_line(args: argparse.Namespace) -> str:
-    """The command that reproduces this run (the results directory left out)."""
-    parts = [
-        "python benchmarks/vs_reasoning_gym.py",
-        f"--items {args.items}",
-        f"--repeats {args.repeats}",
-        f"--seconds-per-repeat {args.seconds_per_repeat}",
-    ]
-    if args.tasks:
-        parts.append("--tasks " + " ".join(args.tasks))
-    if args.envs:
-        parts.append("--envs " + " ".join(args.envs))
-    return " ".join(parts)
-
-
 def summarise(
     env_rows: list[EnvResult], task_rows: list[TaskResult], failed: dict[str, str]
 ) -> dict[str, Any]:
-    """Medians, both ratios and the share of tasks cheaper than tomgym's median env."""
+    """Medians, both ratios and the share of tasks cheaper than tomgym's median env.
+
+    The six cheap tasks' median is over those of them measured in this run, which
+    ``reasoning_gym_six_tasks`` lists (all six in a full run; --tasks may pick fewer)."""
     tom = median_or_none([r.us_per_item for r in env_rows])
     rg = median_or_none([r.us_per_item for r in task_rows])
+    measured = {r.task for r in task_rows}
+    six_measured = [task for task in SIX_FIRST_MEASURED if task in measured]
     six = median_or_none([r.us_per_item for r in task_rows if r.task in SIX_FIRST_MEASURED])
     cheaper = sum(r.us_per_item < tom for r in task_rows) if tom is not None else 0
     return {
@@ -285,7 +278,7 @@ def summarise(
         "reasoning_gym_tasks_failed": failed,
         "reasoning_gym_median_us_per_item": rg,
         "ratio_tomgym_over_reasoning_gym": ratio_or_none(tom, rg),
-        "reasoning_gym_six_tasks": list(SIX_FIRST_MEASURED),
+        "reasoning_gym_six_tasks": six_measured,
         "reasoning_gym_six_median_us_per_item": six,
         "ratio_over_six": ratio_or_none(tom, six),
         "share_of_rg_tasks_cheaper_than_tomgym_median": (
@@ -299,19 +292,33 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The human-readable summary, printed and written into the .md."""
     share = summary["share_of_rg_tasks_cheaper_than_tomgym_median"]
     six = summary["reasoning_gym_six_median_us_per_item"]
-    return [
+    lines = [
         f"tomgym median over {summary['tomgym_envs_measured']} generated envs: "
         f"{summary['tomgym_median_us_per_item']} us/item",
         f"reasoning-gym median over {summary['reasoning_gym_tasks_measured']} tasks "
         f"({len(summary['reasoning_gym_tasks_failed'])} failed): "
         f"{summary['reasoning_gym_median_us_per_item']} us/item; "
         f"ratio {summary['ratio_tomgym_over_reasoning_gym']} (goal <= 1)",
-        "reasoning-gym median over the six cheap tasks first measured: "
-        + ("n/a (none measured)" if six is None else f"{six} us/item")
-        + f"; ratio {summary['ratio_over_six']}",
-        "reasoning-gym tasks cheaper per item than tomgym's median env: "
-        + ("n/a" if share is None else f"{share * 100:.0f}%"),
     ]
+    if six is not None:  # left out when none of the six was measured
+        lines.append(
+            f"reasoning-gym median over {six_tasks_phrase(summary)}: "
+            f"{six} us/item; ratio {summary['ratio_over_six']}"
+        )
+    lines.append(
+        "reasoning-gym tasks cheaper per item than tomgym's median env: "
+        + ("n/a" if share is None else f"{share * 100:.0f}%")
+    )
+    return lines
+
+
+def six_tasks_phrase(summary: dict[str, Any]) -> str:
+    """``the six cheap tasks first measured``, or ``2 of the six cheap tasks first measured
+    (a, b)`` when --tasks left some of them out (or they failed)."""
+    measured = summary["reasoning_gym_six_tasks"]
+    if len(measured) == len(SIX_FIRST_MEASURED):
+        return "the six cheap tasks first measured"
+    return f"{len(measured)} of the six cheap tasks first measured ({', '.join(measured)})"
 
 
 def markdown(result: dict[str, Any], lines: list[str]) -> str:
@@ -322,8 +329,12 @@ def markdown(result: dict[str, Any], lines: list[str]) -> str:
         f"{result['median_over_repeats']} repeats)",
         "",
         f"Ratio tomgym / reasoning-gym median task: **{result['ratio_tomgym_over_reasoning_gym']}**"
-        " (goal <= 1); against the six cheap tasks first measured: "
-        f"**{result['ratio_over_six']}**.",
+        " (goal <= 1)"
+        + (
+            f"; against {six_tasks_phrase(result)}: **{result['ratio_over_six']}**."
+            if result["reasoning_gym_six_median_us_per_item"] is not None
+            else "."
+        ),
         "",
         *(f"- {line}" for line in lines),
         "",
@@ -360,26 +371,32 @@ def write_results(result: dict[str, Any], lines: list[str], results_dir: Path) -
     print(f"wrote {results_dir / 'vs_reasoning_gym.json'} and .md")
 
 
-def parse_args() -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     """Command-line options."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=200, help="max items per measurement")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = make_parser(__file__, __doc__)
+    parser.add_argument("--items", type=positive_int, default=200, help="max items per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=5)
     parser.add_argument(
         "--seconds-per-repeat",
-        type=float,
+        type=positive_float,
         default=1.0,
         help="a reasoning-gym repeat gets about this long (at least 5, at most --items items)",
     )
     parser.add_argument("--tasks", nargs="+", help="only these reasoning-gym tasks")
     parser.add_argument("--envs", nargs="+", help="only these generated tomgym envs")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    return parser.parse_args()
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
+    )
+    return parser
 
 
 def main() -> None:
     """Probe, estimate, measure, print the summary and write the results."""
-    args = parse_args()
+    parser = build_parser()
+    args = parser.parse_args()
     if importlib.util.find_spec("reasoning_gym") is None:
         sys.exit(f"{Path(__file__).name} needs reasoning-gym, a benchmark-only install: "
                  "pip install reasoning-gym==0.1.25")  # fmt: skip
@@ -411,7 +428,7 @@ def main() -> None:
     print(f"total {elapsed} s (estimate was {estimate:.0f} s plus probing)")
     result = {
         "benchmark": "vs_reasoning_gym",
-        "command": command_line(args),
+        "command": recorded_command(parser, args),
         "machine": f"{platform.machine()} python {platform.python_version()}",
         "reasoning_gym_version": version("reasoning-gym"),
         "median_over_repeats": args.repeats,

@@ -10,26 +10,37 @@ side alone.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def run_script(name: str, *args: str) -> None:
     """Run benchmarks/NAME.py with ARGS in a fresh interpreter; fail with its output."""
-    done = subprocess.run(
+    done = launch(name, *args)
+    assert done.returncode == 0, f"{name}.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def launch(name: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """benchmarks/NAME.py with ARGS (and ENV added to the environment), run to its end."""
+    return subprocess.run(
         [sys.executable, str(BENCHMARKS / f"{name}.py"), *args],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=BENCHMARKS.parent,
+        env={**os.environ, **env},
     )
-    assert done.returncode == 0, f"{name}.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
 
 def written(results: Path, name: str) -> dict[str, Any]:
@@ -86,6 +97,7 @@ def test_shortcut_audit(tmp_path: Path, data_root: Path) -> None:
     )
     result = written(tmp_path, "shortcut_audit")
     assert not result["skipped"]
+    assert "--envs ToM-ToMi-v0 ToM-HiToM-Original-O1-v0" in result["command"]
     assert {row["env_id"] for row in result["rows"]} >= {"ToM-ToMi-v0"}
 
 
@@ -95,7 +107,11 @@ def test_trace_fidelity(tmp_path: Path) -> None:
         *("--n", "2", "--max-new-tokens", "4", "--agents", "oracle", "smollm2"),
         *("--results-dir", str(tmp_path)),
     )
-    assert written(tmp_path, "trace_fidelity")
+    command = written(tmp_path, "trace_fidelity")["command"]
+    assert command == (
+        "python benchmarks/trace_fidelity.py --env ToM-HiToM-O2-v0 --n 2 --max-new-tokens 4 "
+        "--agents oracle smollm2"
+    )
 
 
 def test_eval_throughput(tmp_path: Path) -> None:
@@ -186,8 +202,126 @@ def test_story_mix(tmp_path: Path) -> None:
     run_script("story_mix", "--items", "20", "--orders", "4", "--results-dir", str(tmp_path))
     rows = written(tmp_path, "story_mix")["rows"]
     assert [row["env"] for row in rows] == [
-        "ToM-HiToM-O4-v0", "ToM-HiToM-O4-Debiased-v0", "ToM-HiToM-O4-Debiased-v1"
+        "ToM-HiToM-O4-v0",
+        "ToM-HiToM-O4-Debiased-v0",
+        "ToM-HiToM-O4-Debiased-v1",
     ]
     for row in rows:
         assert abs(sum(row["chapters_share"].values()) - 1) < 1e-6
         assert 0 <= row["deception_share"] <= 1
+
+
+# --- refusals: before anything is measured, in one line --------------------------------
+
+BAD_ARGUMENTS = [
+    ("env_throughput", ["--episodes", "0"], "argument --episodes: must be a positive integer"),
+    ("env_throughput", ["--episodes", "-5"], "argument --episodes: must be a positive integer"),
+    ("env_throughput", ["--results-dir", "{file}"], "argument --results-dir: {file} is a file"),
+    ("vector_envs", ["--num-envs", "2", "0"], "argument --num-envs: must be a positive"),
+    ("vector_envs", ["--env", "ToM-Nope-v0"], "No ToM env is registered as 'ToM-Nope-v0'"),
+    ("verifier_fuzz", ["--responses", "0"], "argument --responses: must be a positive"),
+    ("verifier_fuzz", ["--results-dir", "{file}/x"], "{file} is a file, so"),
+    ("story_mix", ["--orders", "7"], "argument --orders: invalid choice: 7"),
+    ("structure_overlap", ["--train", "-3"], "argument --train: must be a positive"),
+    ("trace_fidelity", ["--env", "ToM-ToMi-Original-v0"], "the test split is not shipped"),
+    ("shortcut_audit", ["--envs", "ToM-Nope-v0"], "Did you mean"),
+    ("vs_reasoning_gym", ["--seconds-per-repeat", "0"], "must be a number above 0"),
+    ("generation_backends", ["--repeats", "0"], "argument --repeats: must be a positive"),
+    ("eval_throughput", ["--results-dir", "{file}"], "argument --results-dir: {file} is a file"),
+    ("batch_work", ["--batch-size", "0"], "argument --batch-size: must be a positive"),
+    ("train_cpu", ["--out", "{file}"], "argument --out: {file} is a file"),
+    ("train_cpu", ["--lr", "0"], "argument --lr: must be a number above 0"),
+    ("vs_lm_eval", ["--out", "{file}/run"], "{file} is a file, so"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "message"), BAD_ARGUMENTS)
+def test_bad_arguments_stop_before_any_work(
+    tmp_path: Path, name: str, args: list[str], message: str
+) -> None:
+    """A bad count, results path or env is refused when the arguments are parsed: exit 2, one
+    line naming it, no traceback, nothing measured or written."""
+    file = tmp_path / "a-file"
+    file.write_text("")
+    results = tmp_path / "results"
+    output = ["--out", str(results)] if name in ("train_cpu", "vs_lm_eval") else []
+    output = output or ["--results-dir", str(results)]
+    done = launch(name, *output, *(a.format(file=file) for a in args), TOMGYM_DATA="/nonexistent")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+    assert done.stderr.splitlines()[-1].startswith(f"{name}.py: error: ")
+    assert message.format(file=file) in done.stderr.splitlines()[-1]
+    assert not results.exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed")
+def test_generation_backends_asked_for_vllm_without_it(tmp_path: Path) -> None:
+    done = launch("generation_backends", "--vllm", "--results-dir", str(tmp_path / "results"))
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "scripts/setup_vllm.sh" in done.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_shortcut_audit_with_every_env_skipped_says_why(tmp_path: Path) -> None:
+    done = launch(
+        "shortcut_audit",
+        *("--envs", "ToM-ToMi-Original-v0", "--results-dir", str(tmp_path / "results")),
+        TOMGYM_DATA=str(tmp_path / "no-data"),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "ToM-ToMi-Original-v0: skipped: data missing" in done.stdout
+    assert "every env was skipped" in done.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_recorded_command_names_every_option() -> None:
+    """Every option with its value, defaults included, reads back as the same run; where the
+    results go is left out."""
+    bench_args = import_benchmark("bench_args")
+    parser = argparse.ArgumentParser(prog="demo.py")
+    parser.add_argument("--n", type=int, default=3)
+    parser.add_argument("--envs", nargs="+", default=["A-v0", "B v0"])
+    parser.add_argument("--agents", nargs="*", default=["oracle"])
+    parser.add_argument("--only", nargs="+")
+    parser.add_argument("--rate", type=float, default=1e-5)
+    parser.add_argument("--fast", action="store_true")
+    parser.add_argument("--slow", action="store_true")
+    parser.add_argument("--results-dir", default="r")
+    parser.add_argument("--out", default="o")
+    args = parser.parse_args(["--agents", "--fast", "--results-dir", "elsewhere"])
+    command = bench_args.recorded_command(parser, args)
+    assert command == (
+        "python benchmarks/demo.py --n 3 --envs A-v0 'B v0' --agents --rate 1e-05 --fast"
+    )
+    again = vars(parser.parse_args(shlex.split(command)[2:]))
+    assert {**again, "results_dir": "elsewhere"} == vars(args)
+
+
+def test_vs_reasoning_gym_says_how_many_of_the_six_it_measured() -> None:
+    bench = import_benchmark("vs_reasoning_gym")
+    envs = [bench.EnvResult(task="ToM-ToMi-v0", items=5, us_per_item=100.0)]
+
+    def task(name: str) -> Any:
+        return bench.TaskResult(name, 5, 10.0, 50.0, 1.0)
+
+    def six_line(names: list[str]) -> list[str]:
+        lines = bench.summary_lines(bench.summarise(envs, [task(n) for n in names], {}))
+        return [line for line in lines if "six" in line]
+
+    assert six_line(list(bench.SIX_FIRST_MEASURED)) == [
+        "reasoning-gym median over the six cheap tasks first measured: 50.0 us/item; ratio 2.0"
+    ]
+    assert six_line(["chain_sum", "word_sorting", "zebra_puzzles"]) == [
+        "reasoning-gym median over 2 of the six cheap tasks first measured (chain_sum, "
+        "word_sorting): 50.0 us/item; ratio 2.0"
+    ]
+    assert six_line(["zebra_puzzles"]) == []
+
+
+def test_verifier_fuzz_shows_a_figure_not_measured_as_a_dash() -> None:
+    bench = import_benchmark("verifier_fuzz")
+    row = bench.fuzz("yes_no", 20, 0)  # no response of 1 kB among these
+    assert row["largest_response_bytes"] < 1000
+    assert row["max_us_per_kB_at_1kB_and_over"] is None
+    assert bench.shown(None) == "-" and bench.shown(2.5) == "2.5"
