@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import types
 import warnings
 from pathlib import Path
 
@@ -196,7 +198,10 @@ def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(
     with warnings.catch_warnings():
         warnings.simplefilter("error", HeldOutDataWarning)
         export_dataset(
-            [f"ToM-HiToM-Original-O{o}-v0" for o in range(4)], None, None, "jsonl",
+            [f"ToM-HiToM-Original-O{o}-v0" for o in range(4)],
+            None,
+            None,
+            "jsonl",
             tmp_path / "o0-3.jsonl",
         )
         # the items as made: the whole release at order 1 holds none of O4 (review)
@@ -265,3 +270,30 @@ def test_tom_rows_takes_every_item_with_n_none_and_warns_when_n_is_too_many(
         tomgym.unregister_tom_env("TestRows-Small-v0")
     with pytest.raises(ValueError, match="ToM-HiToM-O1-v0 is generated and has no end: give n"):
         tom_rows("ToM-HiToM-O1-v0", n=None)
+
+
+def test_an_interrupted_export_leaves_the_previous_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User audit: Ctrl-C while an export wrote left a shorter file in place of the complete
+    one, every line of it parsing, so a trainer would use it without a word."""
+    import tomgym.train.export as export
+
+    out = tmp_path / "rows.jsonl"
+    export_dataset(["ToM-ToMi-v0"], "train", 6, "jsonl", out)
+    before = out.read_text()
+    written: list[str] = []
+
+    def interrupted(row: object, **kwargs: object) -> str:  # the writer's json.dumps, per row
+        if len(written) == 3:
+            raise KeyboardInterrupt
+        written.append(json.dumps(row, **kwargs))  # type: ignore[arg-type]
+        return written[-1]
+
+    monkeypatch.setattr(export, "json", types.SimpleNamespace(dumps=interrupted))
+    with pytest.raises(KeyboardInterrupt):
+        export_dataset(["ToM-ToMi-v0"], "train", 9, "jsonl", out)
+    monkeypatch.undo()
+    assert out.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]  # no partial file left
+    export_dataset(["ToM-ToMi-v0"], "train", 2, "jsonl", os.devnull)  # a device: written as is

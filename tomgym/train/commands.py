@@ -79,6 +79,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
+    if not Path(path).is_file():  # a device or pipe (/dev/stdout): its rows cannot be read back
+        print(f"wrote the rows to {path}", file=sys.stderr)
+        return 0
     rows = exported_rows(Path(path))
     wanted = args.n * len(dict.fromkeys(args.env)) if args.n else None  # warned of once
     short = (

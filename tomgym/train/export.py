@@ -7,6 +7,7 @@ reward hook rebuilds the episode and scores through the env's own ``step``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -340,13 +341,24 @@ def export_dataset(
     ]
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "verl":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+    # A file is written beside it and renamed into place, so that an interrupted export leaves
+    # the previous file whole, never a shorter one whose lines all parse; a device or pipe
+    # (/dev/stdout, /dev/null) is written as it is.
+    direct = path.exists() and not path.is_file()
+    target = path if direct else path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        if fmt == "verl":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(rows), path)
-    else:
-        with path.open("w", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            pq.write_table(pa.Table.from_pylist(rows), target)
+        else:
+            with target.open("w", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        if not direct:
+            os.replace(target, path)
+    finally:
+        if not direct:
+            target.unlink(missing_ok=True)
     return path
