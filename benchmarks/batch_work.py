@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import transformers
-from bench_args import input_file, make_parser, recorded_command, results_dir
+from bench_args import RESULTS, add_results_dir, input_file, make_parser, recorded_command
 from tomgym.agents.hf import smollm2_path
 from vs_lm_eval import ENVS, build_docs
 
 import tomgym
 from tomgym.cli_args import positive_int
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def batch_work(
@@ -69,12 +66,7 @@ def main() -> None:
         help="a vs_lm_eval results file to read (default: benchmarks/results/vs_lm_eval.json)",
     )
     parser.add_argument("--batch-size", type=positive_int, default=8)
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     run = json.loads(args.results.read_text())
     max_new = int(run["meta"]["max_new_tokens"])

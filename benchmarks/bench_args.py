@@ -15,6 +15,8 @@ from pathlib import Path
 
 from tomgym.cli_args import output_path
 
+RESULTS = Path(__file__).resolve().parent / "results"
+"""Where the benchmarks write their figures by default; the README quotes them from here."""
 OUTPUT_OPTIONS = frozenset({"results_dir", "out"})
 """Options that say where results are written: left out of the recorded command."""
 
@@ -37,6 +39,17 @@ def results_dir(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
     _check_writable(path)
     return path
+
+
+def add_results_dir(parser: argparse.ArgumentParser) -> None:
+    """``--results-dir``: where a script writes its .md and .json (checked by
+    :func:`results_dir` when the arguments are parsed; default benchmarks/results)."""
+    parser.add_argument(
+        "--results-dir",
+        type=results_dir,
+        default=RESULTS,
+        help="where the .md and .json go (default: benchmarks/results)",
+    )
 
 
 def results_prefix(text: str) -> Path:

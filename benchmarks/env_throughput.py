@@ -12,9 +12,8 @@ import json
 import platform
 import statistics
 import time
-from pathlib import Path
 
-from bench_args import make_parser, recorded_command, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command
 
 import tomgym
 from tomgym.cli_args import positive_int
@@ -22,8 +21,6 @@ from tomgym.rewards import gold_response
 from tomgym.sources import GeneratedSource, split_seed
 from tomgym.world.hitom import generate_hitom
 from tomgym.world.tomi import generate_tomi
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def episodes_per_second(env_id: str, episodes: int, offset: int) -> float:
@@ -56,12 +53,7 @@ def main() -> None:
     parser = make_parser(__file__, __doc__)
     parser.add_argument("--episodes", type=positive_int, default=300)
     parser.add_argument("--repeats", type=positive_int, default=5)
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     generated = [s.id for s in tomgym.list_envs() if s.procedural and s.family in ("hitom", "tomi")]
     rows = []

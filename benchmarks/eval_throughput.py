@@ -17,13 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, registered_env, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command, registered_env
 from tomgym.agents import Episode, Response, make_agent
 
 from tomgym.cli_args import positive_int
 from tomgym.eval import evaluate
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 class TimedAgent:
@@ -73,12 +71,7 @@ def main() -> None:
     parser.add_argument("--n", type=positive_int, default=16)
     parser.add_argument("--batch", type=positive_int, default=8)
     parser.add_argument("--tokens", type=positive_int, default=64)
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     load_start = time.perf_counter()
     agent = make_agent("smollm2", max_new_tokens=args.tokens, batch_size=args.batch)

@@ -18,10 +18,9 @@ import os
 import platform
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, registered_env, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command, registered_env
 from tomgym.agents import make_agent
 from tomgym.agents.base import Episode
 from tomgym.agents.chat import chat_prompt, episode_from_env
@@ -29,8 +28,6 @@ from tomgym.agents.hf import HFAgent
 
 import tomgym
 from tomgym.cli_args import positive_int
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def hitom_episodes(count: int, env_id: str) -> list[Episode]:
@@ -111,12 +108,7 @@ def main() -> None:
     parser.add_argument(
         "--vllm", action="store_true", help="also measure vLLM CPU (scripts/setup_vllm.sh)"
     )
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     if args.vllm:  # asked for: say so now, not after the transformers rows
         from tomgym.agents.vllm import require_vllm

@@ -11,15 +11,12 @@ import json
 import platform
 import sys
 import time
-from pathlib import Path
 
-from bench_args import make_parser, recorded_command, registered_env, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command, registered_env
 
 import tomgym
 from tomgym.cli_args import positive_int
 from tomgym.shortcuts import audit_envs, audit_notes, audit_table
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def main() -> int:
@@ -34,12 +31,7 @@ def main() -> int:
         type=registered_env,
         help="env IDs (default: every registered one)",
     )
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     env_ids = args.envs or [spec.id for spec in tomgym.list_envs()]
     start = time.perf_counter()

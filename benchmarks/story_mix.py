@@ -13,15 +13,13 @@ import json
 import re
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command
 
 import tomgym
 from tomgym.cli_args import positive_int
 
-RESULTS = Path(__file__).resolve().parent / "results"
 VARIANTS = ("v0", "Debiased-v0", "Debiased-v1")
 """The plain env and the two debiasing schemes of one order (ToM-HiToM-O<k>-<variant>)."""
 
@@ -78,12 +76,7 @@ def main() -> None:
     parser.add_argument(
         "--orders", type=positive_int, nargs="+", choices=debiased_orders(), default=[1, 2, 3, 4]
     )
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     start = time.perf_counter()
     rows = []

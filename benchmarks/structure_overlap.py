@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command
 
 import tomgym
 from tomgym.cli_args import positive_int
 from tomgym.items import ToMItem
 from tomgym.world.vocab import load_vocab
 
-RESULTS = Path(__file__).resolve().parent / "results"
 PAIRS = (
     ("ToM-ToMi-v0", "ToM-ToMi-v0", "test"),
     ("ToM-ToMi-v0", "ToM-ToMi-NewVocab-v0", "test"),
@@ -143,12 +141,7 @@ def main() -> None:
         default=[1000, 5000, 30000],
         help="numbers of train items to look the test items up among",
     )
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     pools = sorted(args.train)
     args.train = pools  # recorded as measured (sorted)

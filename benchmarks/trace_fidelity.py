@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
-from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
+from bench_args import add_results_dir, check_env, make_parser, recorded_command, registered_env
 
 import tomgym
 from tomgym.answers import parse_response
@@ -20,8 +19,6 @@ from tomgym.cli_args import positive_int
 from tomgym.eval.scoring import build_episode
 from tomgym.rewards import score_response
 from tomgym.trace import safe_trace_fidelity
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def run_agent(spec: str, env_id: str, n: int, options: dict[str, Any]) -> dict[str, Any]:
@@ -84,12 +81,7 @@ def main() -> int:
     parser.add_argument("--n", type=positive_int, default=20, help="test items")
     parser.add_argument("--max-new-tokens", type=positive_int, default=200)
     parser.add_argument("--agents", nargs="+", default=["oracle", "smollm2"], help="agent specs")
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     check_env(parser, args.env, split="test")  # a split it lacks, or its data missing
     rows = []

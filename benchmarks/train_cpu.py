@@ -16,15 +16,20 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
+from bench_args import (
+    RESULTS,
+    check_env,
+    make_parser,
+    recorded_command,
+    registered_env,
+    results_dir,
+)
 from tomgym.agents.chat import Sampling
 
 from tomgym.cli_args import non_negative_int, positive_float, positive_int
 from tomgym.eval import evaluate
 from tomgym.rewards import REWARD_PRESETS
 from tomgym.train.cpu_loop import LoopConfig, StepLog, Trainer
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def evaluate_now(trainer: Trainer, envs: list[str], args: argparse.Namespace) -> dict[str, Any]:

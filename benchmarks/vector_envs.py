@@ -11,18 +11,16 @@ import json
 import platform
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from bench_args import check_env, make_parser, recorded_command, registered_env, results_dir
+from bench_args import add_results_dir, check_env, make_parser, recorded_command, registered_env
 from gymnasium.vector import AutoresetMode
 
 import tomgym
 from tomgym.cli_args import positive_int
 from tomgym.rewards import gold_response
 
-RESULTS = Path(__file__).resolve().parent / "results"
 FIXED_RESPONSE = "<think>The answer follows from the story.</think><answer>box</answer>"
 
 
@@ -79,12 +77,7 @@ def main() -> None:
         default="fixed",
         help="one fixed response for every item, or the gold answer (read through envs.call)",
     )
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     check_env(parser, args.env)  # its data missing, say
     # Every measurement draws from its own seed: the generated envs cache recent items, so two

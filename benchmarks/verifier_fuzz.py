@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command
 
 import tomgym
 from tomgym.cli_args import positive_int
@@ -24,7 +24,6 @@ from tomgym.items import ToMItem
 from tomgym.rewards import score_response
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 # The oracle and the mutations live with the property tests, so both check the same contract.
 sys.path.insert(0, str(ROOT / "tests" / "core"))
 from test_verifier_properties import (  # noqa: E402
@@ -242,12 +241,7 @@ def main() -> None:
     parser.add_argument("--responses", type=positive_int, default=100_000, help="per answer type")
     parser.add_argument("--repeats", type=positive_int, default=5, help="for the linearity check")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     args = parser.parse_args()
     start = time.perf_counter()
     fuzz_rows, linear_rows = [], []

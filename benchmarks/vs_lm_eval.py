@@ -24,13 +24,12 @@ from typing import Any
 
 import torch
 import transformers
-from bench_args import make_parser, recorded_command, results_prefix
+from bench_args import RESULTS, make_parser, recorded_command, results_prefix
 from tomgym.agents.hf import smollm2_path
 
 import tomgym
 from tomgym.cli_args import positive_int
 
-RESULTS = Path(__file__).resolve().parent / "results"
 ENVS: dict[str, dict[str, Any]] = {
     "ToM-HiToM-O1-v0": {"split": "test"},
     "ToM-HiToM-Original-v0": {},  # the release has no split kwarg

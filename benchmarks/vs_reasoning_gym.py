@@ -36,13 +36,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from bench_args import make_parser, recorded_command, results_dir
+from bench_args import add_results_dir, make_parser, recorded_command
 
 import tomgym
 from tomgym.cli_args import positive_float, positive_int
 from tomgym.rewards import gold_response
 
-RESULTS = Path(__file__).resolve().parent / "results"
 SIX_FIRST_MEASURED = (
     "basic_arithmetic",
     "chain_sum",
@@ -384,12 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--tasks", nargs="+", help="only these reasoning-gym tasks")
     parser.add_argument("--envs", nargs="+", help="only these generated tomgym envs")
-    parser.add_argument(
-        "--results-dir",
-        type=results_dir,
-        default=RESULTS,
-        help="where the .md and .json go (default: benchmarks/results)",
-    )
+    add_results_dir(parser)
     return parser
 
 

@@ -420,11 +420,8 @@ def _same_env(a: ToMEnv, b: ToMEnv) -> bool:
     ):
         return False
     probe = range(min(CONTENT_PROBE_ITEMS, a.size or CONTENT_PROBE_ITEMS))
-    return all(
-        a.source.item(i).id == b.source.item(i).id
-        and _content(a.source.item(i)) == _content(b.source.item(i))
-        for i in probe
-    )
+    pairs = ((a.source.item(i), b.source.item(i)) for i in probe)
+    return all(x.id == y.id and _content(x) == _content(y) for x, y in pairs)
 
 
 def _content(item: ToMItem) -> tuple[Any, ...]:
