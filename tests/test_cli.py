@@ -44,6 +44,8 @@ def test_list_family_is_checked_and_version_printed(capsys: pytest.CaptureFixtur
     assert main(["list", "--family", "nope"]) == 2  # it printed an empty table, exit 0
     err = capsys.readouterr().err
     assert "no env of family 'nope'; families: " in err and "hitom" in err
+    assert main(["list", "--family", ""]) == 2  # it listed every env, as if not given
+    assert "no env of family ''" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0 and capsys.readouterr().out.startswith("tomgym 0.")

@@ -491,5 +491,16 @@ def registered_source(env_id: str) -> ItemSource:
 
 
 def list_envs(family: str | None = None) -> list[ToMEnvSpec]:
-    """One record per registered ToM env (optionally one family), in registration order."""
-    return [s for s in _SPECS.values() if family is None or s.family == family]
+    """One record per registered ToM env (optionally one family, named in any case), in
+    registration order. A family no registered env has is a ValueError listing those there
+    are: a misspelt one would otherwise read as a family without envs."""
+    if family is None:
+        return list(_SPECS.values())
+    if not isinstance(family, str):
+        raise TypeError(f"family must be a string or None, got {type(family).__name__}")
+    wanted = family.strip().casefold()
+    specs = [s for s in _SPECS.values() if s.family.casefold() == wanted]
+    if not specs:
+        known = sorted({s.family for s in _SPECS.values()})
+        raise ValueError(f"no env of family {family!r}; families: {', '.join(known)}")
+    return specs

@@ -345,3 +345,13 @@ def test_golds_in_a_script_without_spaces_warn_at_registration() -> None:
                                     "candidates": ["box", "bag"]}], overwrite=True)  # fmt: skip
     finally:
         tomgym.unregister_tom_env(env_id)
+
+
+def test_list_envs_reads_a_family_in_any_case_and_refuses_an_unknown_one() -> None:
+    assert [s.id for s in tomgym.list_envs("TOMI")] == [s.id for s in tomgym.list_envs("tomi")]
+    assert "ToM-ToMi-v0" in [s.id for s in tomgym.list_envs("tomi")]
+    # a misspelt family returned [], which reads as a family without envs
+    with pytest.raises(ValueError, match=r"no env of family 'hitomm'; families: .*hitom"):
+        tomgym.list_envs(family="hitomm")
+    with pytest.raises(TypeError, match="family must be a string"):
+        tomgym.list_envs(family=3)  # type: ignore[arg-type]
