@@ -6,11 +6,12 @@ reward hook rebuilds the episode and scores through the env's own ``step``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -302,6 +303,49 @@ def check_prefill(fmt: Format, env_id: str, prefill: str) -> None:
         )
 
 
+PARQUET_BATCH_ROWS = 1024
+"""Rows per Parquet row group: memory stays flat however many rows an export writes."""
+
+
+def verl_schema() -> Any:
+    """The Parquet schema of a ``verl`` row, fixed rather than read off the first rows: a first
+    batch whose items have no order would type the column null and refuse the next ones."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("data_source", pa.string()),
+            ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+            ("ability", pa.string()),
+            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+            (
+                "extra_info",
+                pa.struct(
+                    [
+                        ("index", pa.int64()),
+                        ("order", pa.int64()),
+                        ("split", pa.string()),
+                        ("item_id", pa.string()),
+                    ]
+                ),
+            ),
+        ]
+    )
+
+
+def write_parquet(rows: Iterable[dict[str, Any]], target: Path) -> None:
+    """Write ``verl`` rows to ``target`` in row groups of PARQUET_BATCH_ROWS, as they come."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = verl_schema()
+    with pq.ParquetWriter(target, schema) as writer:
+        batch = list(itertools.islice(rows, PARQUET_BATCH_ROWS))
+        while batch:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            batch = list(itertools.islice(rows, PARQUET_BATCH_ROWS))
+
+
 def export_dataset(
     env_ids: Sequence[str],
     split: str | None,
@@ -334,24 +378,23 @@ def export_dataset(
     for env_id in env_ids:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         check_prefill(fmt, env_id, env.prefill)
-    rows = [
+        item_count(env_id, env.size, n)  # a procedural env without n: refused before writing
+    rows = (
         to_format(row, fmt)
         for env_id in env_ids
         for row in env_rows(env_id, split, n, **env_kwargs)
-    ]
+    )
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A file is written beside it and renamed into place, so that an interrupted export leaves
-    # the previous file whole, never a shorter one whose lines all parse; a device or pipe
-    # (/dev/stdout, /dev/null) is written as it is.
+    # Rows are written as they are made (a large --n once held every row in memory first), into
+    # a file beside ``out`` renamed into place at the end: an interrupted or failed export
+    # leaves the previous file whole, never a shorter one whose lines all parse. A device or
+    # pipe (/dev/stdout, /dev/null) is written as it is.
     direct = path.exists() and not path.is_file()
     target = path if direct else path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         if fmt == "verl":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            pq.write_table(pa.Table.from_pylist(rows), target)
+            write_parquet(rows, target)
         else:
             with target.open("w", encoding="utf-8") as f:
                 for row in rows:
