@@ -14,6 +14,7 @@ import re
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,10 +26,20 @@ from tomgym.agents.chat import Sampling, item_seed
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+RUN_LEVEL_STATUS = frozenset({401, 403, 404})
+"""Refusals that every item would get alike (a key, a model name, a path); a 400 or 422 may be
+the item's own (a content filter), which other items need not share."""
+REASONING_KEYS = ("reasoning_content", "reasoning")
+"""Where servers with a reasoning parser put a reply's thinking (vLLM, DeepSeek; Ollama)."""
 
 
 class ServerUnreachableError(AgentUnavailableError):
     """No request of a whole batch got a reply: the server is down or the URL is wrong."""
+
+
+class ServerRefusingError(AgentUnavailableError):
+    """Every request of a whole batch failed although the server replied (a bad key, a model
+    or path it does not serve, a server still loading): the rest would fail alike."""
 
 
 class RetryableError(RuntimeError):
@@ -40,7 +51,9 @@ class RetryableError(RuntimeError):
 
 
 _CONTEXT_LENGTH = re.compile(r"maximum context length is (\d+)")
-_PROMPT_TOKENS = re.compile(r"(\d+) in the messages")
+_PROMPT_TOKENS = re.compile(r"(\d+) in the messages|request has (\d+) (?:input|prompt) tokens")
+"""The prompt's tokens in a context-length refusal: vLLM's and OpenAI's older wording "(650 in
+the messages, 1050 in the completion)", vLLM's newer "your request has 650 input tokens"."""
 
 
 class RequestRefused(RuntimeError):
@@ -54,12 +67,13 @@ class RequestRefused(RuntimeError):
     def completion_room(self) -> int | None:
         """Tokens the context leaves after the prompt, when the server says the prompt fits
         but prompt plus ``max_tokens`` does not (vLLM and OpenAI: "maximum context length is
-        1024 tokens ... (650 in the messages, 1050 in the completion)"); None otherwise."""
+        1024 tokens ... (650 in the messages, 1050 in the completion)", newer vLLM: "... and your
+        request has 650 input tokens (1050 > 1024 - 650)"); None otherwise."""
         context = _CONTEXT_LENGTH.search(self.detail)
         prompt = _PROMPT_TOKENS.search(self.detail)
         if context is None or prompt is None:
             return None
-        room = int(context.group(1)) - int(prompt.group(1))
+        room = int(context.group(1)) - int(prompt.group(1) or prompt.group(2))
         return room if room > 0 else None
 
     @property
@@ -67,23 +81,69 @@ class RequestRefused(RuntimeError):
         """The server says the prompt does not fit the model's context: a property of the
         item and the model, not of the run, so the item is answered (empty), not failed."""
         text = self.detail.lower()
-        return self.status in (400, 413, 422) and "context" in text and (
-            "length" in text or "window" in text or "maximum" in text or "too long" in text
+        return (
+            self.status in (400, 413, 422)
+            and "context" in text
+            and ("length" in text or "window" in text or "maximum" in text or "too long" in text)
         )
 
 
+_AT_URL = re.compile(r"@(?=https?://)")
+
+
 def parse_openai_spec(spec: str, options: dict[str, Any]) -> tuple[str, str]:
-    """(model, base URL) from ``openai:<model>@<base url>``; without ``@``: option, env, default."""
+    """(model, base URL) from ``openai:<model>@<base url>``; without ``@URL``: the ``base_url``
+    option, else $OPENAI_BASE_URL, else OpenAI's. A base URL in both the spec and the option
+    must agree; one holding a user, password, query or fragment is refused (a key goes in a
+    variable, ``api_key_env``, never into the URL, which runs record)."""
     head, _, rest = spec.partition(":")
-    if head.strip() != "openai" or not rest.strip():
+    rest = rest.strip()
+    if head.strip() != "openai" or not rest:
         raise ValueError(f"agent spec {spec!r} should look like 'openai:<model>@<base url>'")
-    model, at, base = rest.strip().rpartition("@")
+    model, at, base = rest.rpartition("@")
+    if at and not base.startswith(("http://", "https://")) and _AT_URL.search(model):
+        model, base = _AT_URL.split(rest, maxsplit=1)  # "m@http://user:pw@host": refused below
+    option = options.get("base_url")
     if not at:
         model = base
-        base = str(options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+        base = str(option or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+    elif option is not None and str(option).rstrip("/") != base.rstrip("/"):
+        raise ValueError(
+            f"agent spec {_shown(spec)!r} names the base URL {_shown(base)!r} and the option "
+            f"base_url={_shown(str(option))!r} another: give it once"
+        )
     if not model or not base.startswith(("http://", "https://")):
-        raise ValueError(f"agent spec {spec!r}: need a model name and an http(s) base URL")
+        raise ValueError(f"agent spec {_shown(spec)!r}: need a model name and an http(s) base URL")
+    check_base_url(base, spec)
     return model, base.rstrip("/")
+
+
+def check_base_url(base: str, spec: str) -> None:
+    """An http(s) URL with a host and no user, password, query or fragment."""
+    parsed = urllib.parse.urlsplit(base)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(
+            f"agent spec {_shown(spec)!r}: need a model name and an http(s) base URL, "
+            f"got {_shown(base)!r}"
+        )
+    if parsed.username is not None or parsed.password is not None:
+        raise ValueError(
+            f"agent spec {_shown(spec)!r}: the base URL holds a user or password, which runs "
+            "would record: put the key in a variable and name it with --agent-option "
+            "api_key_env=NAME (OPENAI_API_KEY is read by default)"
+        )
+    if parsed.query or parsed.fragment:
+        raise ValueError(
+            f"agent spec {_shown(spec)!r}: the base URL holds a query or fragment "
+            f"({'?' if parsed.query else '#'}...); the requests go to <base URL>/chat/completions, "
+            "so give the URL up to /v1, and a key through --agent-option api_key_env=NAME"
+        )
+
+
+def _shown(text: str) -> str:
+    """``text`` with any password in a URL and any query string blanked out."""
+    text = re.sub(r"(https?://[^/@\s:]*):[^/@\s]*@", r"\1:***@", text)
+    return re.sub(r"\?[^\s#]*", "?***", text)
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -111,27 +171,46 @@ class OpenAIAgent:
     _rng: random.Random = field(default_factory=lambda: random.Random(0), repr=False)
     _replies: int = field(default=0, repr=False)
     """HTTP replies of any status received so far (the server was reached)."""
+    _refused_in_a_row: int = field(default=0, repr=False)
+    """Requests failed in a row, every one for a reason of the run's (see RUN_LEVEL_STATUS)."""
 
     @property
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
 
     def act(self, episodes: Sequence[Episode]) -> list[Response]:
-        """The batch's responses; a batch in which no request got any reply (every retry of
-        every item) raises :class:`ServerUnreachableError` rather than failing item after item
-        for minutes: the run stops, and its rerun asks those items again."""
+        """The batch's responses. A batch in which no request got any reply (every retry of
+        every item) raises :class:`ServerUnreachableError`, and one whose every request failed
+        for a reason of the run's although the server replied (401, 403, 404, a 503 through
+        every retry; at least two requests in a row) raises :class:`ServerRefusingError`,
+        rather than failing item after item for minutes: the run stops, and its rerun asks
+        those items again. A batch refused for the items' own reasons (400) goes on."""
         if not episodes:
             return []
         replies = self._replies
         responses = self.answer_all(episodes)
-        if self._replies == replies and all(r.failed for r in responses):
+        if not all(r.failed for r in responses):
+            self._refused_in_a_row = 0
+            return responses
+        if self._replies == replies:
             raise ServerUnreachableError(
                 f"{self.base_url} gave no reply to any of {len(responses)} requests ("
                 f"{responses[0].extra.get('attempts')} tries of the first: {responses[0].error})"
                 ": start the server or fix the URL (or raise --agent-option timeout for a slow "
                 "one), then rerun the same command; the items answered so far are kept"
             )
-        return responses
+        if not all(r.extra.get("run_level") for r in responses):
+            self._refused_in_a_row = 0  # a 400 of the item's own (content, format): goes on
+            return responses
+        self._refused_in_a_row += len(responses)
+        if self._refused_in_a_row < 2:  # one request alone (a batch of one) is no pattern yet
+            return responses
+        raise ServerRefusingError(
+            f"{self.url} answered none of {len(responses)} requests ("
+            f"{responses[0].extra.get('attempts')} tries of the first: {responses[0].error})"
+            ": fix the key, model name or URL (or wait for a server still loading), then rerun "
+            "the same command; the items answered so far are kept"
+        )
 
     def answer_all(self, episodes: Sequence[Episode]) -> list[Response]:
         """Each episode answered on one of at most ``concurrency`` daemon threads, in order.
@@ -187,6 +266,7 @@ class OpenAIAgent:
         max_tokens: int | None = None  # lowered when the prompt fits but the budget does not
         attempt = requests = 0  # attempt: requests that count against max_retries
         wait = False
+        run_level = True  # retries spent, a bad key, path or model: not the item's doing
         while attempt <= self.max_retries and not stop.is_set():
             if wait and stop.wait(self.backoff(attempt, error_retry_after)):
                 break
@@ -211,9 +291,15 @@ class OpenAIAgent:
                         extra={"attempts": requests},
                     )
                 error = f"{type(exc).__name__}: {exc}"  # a bad key, model name, ...: fixable
+                run_level = exc.status in RUN_LEVEL_STATUS
+                if exc.status == 404:
+                    error += (
+                        f" (POST {self.url}: a wrong model name, or a base URL other than the "
+                        "server's API root, which usually ends in /v1)"
+                    )
                 break
             except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
+                error, run_level = f"{type(exc).__name__}: {exc}", True
                 break
             response = self.to_response(reply, episode)
             response.seconds = time.perf_counter() - start
@@ -226,7 +312,7 @@ class OpenAIAgent:
             seconds=time.perf_counter() - start,
             failed=True,
             error=error or f"no answer after {requests} request(s)",
-            extra={"attempts": requests},
+            extra={"attempts": requests, "run_level": run_level},
         )
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
@@ -272,14 +358,37 @@ class OpenAIAgent:
             raise RetryableError(f"{type(exc).__name__} at {self.base_url}: {exc}") from exc
         try:
             reply = json.loads(raw)
-            reply["choices"][0]["message"]["content"]
+            if not isinstance(reply["choices"][0]["message"], dict):  # "content" may be left out
+                raise TypeError("the reply's message is not an object")
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise RetryableError(f"malformed reply: {raw[:200]!r}") from exc
         return dict(reply)
 
     def to_response(self, reply: dict[str, Any], episode: Episode) -> Response:
+        """The reply as the model wrote it. A server with a reasoning parser returns the
+        thinking apart (``reasoning_content``, or ``reasoning``): it goes back inside
+        ``<think>`` tags, closed where the model went on to an answer and open where it never
+        left its thinking, as a local run of the same model would record it. A reply whose
+        content is null (or not text) with no thinking is an unanswered item (scored empty,
+        asked again with --retry-unanswered), not a silent wrong answer; an empty string is
+        the model's own empty answer."""
         choice = reply["choices"][0]
-        text = choice["message"]["content"] or ""
+        message = choice["message"]
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        extra: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
+        error = None
+        for key in REASONING_KEYS:
+            reasoning = message.get(key)
+            if isinstance(reasoning, str) and reasoning:
+                text = f"<think>{reasoning}" + (f"</think>{text}" if text else "")
+                extra["reasoning_from"] = key
+                break
+        if not isinstance(content, str) and not text:  # null or a list: no text came back
+            error = (
+                f"the reply held no text (content {content!r:.200}, finish_reason "
+                f"{choice.get('finish_reason')!r})"
+            )
         if episode.prefill and text.startswith(episode.prefill):
             text = text[len(episode.prefill) :]
         usage = reply.get("usage") or {}
@@ -287,7 +396,8 @@ class OpenAIAgent:
             text=text,
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
-            extra={"finish_reason": choice.get("finish_reason")},
+            error=error,
+            extra=extra,
             truncated=truncated_by(choice.get("finish_reason")),
         )
 
@@ -310,13 +420,22 @@ def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
     ``backoff_base``, ``backoff_max``, ``base_url``."""
     model, base_url = parse_openai_spec(spec, options)
     sampling = Sampling.from_options(options)
+    concurrency = int(_setting(options, "concurrency", 8, minimum=1, whole=True))
+    if "concurrency" in options and "batch_size" in options and concurrency > sampling.batch_size:
+        # a run hands the agent one batch at a time and waits for its slowest request
+        raise ValueError(
+            f"openai agent option concurrency={concurrency} is more than the batch size "
+            f"{sampling.batch_size}: a run gives the agent one batch at a time, so at most "
+            f"{sampling.batch_size} requests would go out at once; pass --batch-size "
+            f"{concurrency} too"
+        )
     return OpenAIAgent(
         spec=spec,
         model=model,
         base_url=base_url,
         sampling=sampling,
         api_key=api_key(options),
-        concurrency=int(_setting(options, "concurrency", 8, minimum=1, whole=True)),
+        concurrency=concurrency,
         timeout=_setting(options, "timeout", 120.0, minimum=0.001),
         max_retries=int(_setting(options, "max_retries", 4, minimum=0, whole=True)),
         backoff_base=_setting(options, "backoff_base", 1.0, minimum=0),
@@ -334,6 +453,12 @@ def api_key(options: dict[str, Any]) -> str | None:
     name = options["api_key_env"]
     if not isinstance(name, str) or not name:
         raise ValueError(f"openai agent option api_key_env must name a variable, got {name!r}")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):  # not echoed: it may be the key itself
+        raise ValueError(
+            "openai agent option api_key_env must be the name of an environment variable "
+            "(letters, digits and _), not the key itself: export MY_KEY=... and pass "
+            "api_key_env=MY_KEY"
+        )
     if name not in os.environ:
         raise ValueError(
             f"openai agent option api_key_env={name}: the environment variable {name} is not "

@@ -81,6 +81,25 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self.send(500, b'{"error": "oops"}')
             if key == "bad-request":
                 return self.send(400, b'{"error": "bad"}')
+            if key.startswith("401"):
+                return self.send(401, b'{"error": "invalid key"}')
+            if key == "budget-too-big-new" and body["max_tokens"] > 374:  # vLLM 0.10's wording
+                return self.send(
+                    400,
+                    b'{"error": {"message": "\'max_tokens\' or \'max_completion_tokens\' is too '
+                    b"large: 1050. This model's maximum context length is 1024 tokens and your "
+                    b'request has 650 input tokens (1050 > 1024 - 650)."}}',
+                )
+            if key.startswith("reasoning") or key == "null-content":
+                message = {
+                    "reasoning-split": {"content": "<answer>box</answer>",
+                                        "reasoning_content": "I know."},
+                    "reasoning-only": {"content": None, "reasoning": "Hmm <answer>jar</answer>"},
+                    "null-content": {"content": None},
+                }[key]  # fmt: skip
+                reply = {"choices": [{"message": {"role": "assistant", **message},
+                                      "finish_reason": "stop"}]}  # fmt: skip
+                return self.send(200, json.dumps(reply).encode())
             if key == "too-long":
                 return self.send(
                     400,
@@ -91,7 +110,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self.send(
                     400,
                     b'{"error": {"message": "This model\'s maximum context length is 1024 tokens.'
-                    b' However, you requested 1700 tokens (650 in the messages, 1050 in the '
+                    b" However, you requested 1700 tokens (650 in the messages, 1050 in the "
                     b'completion). Please reduce the length of the messages or completion."}}',
                 )
             if key == "cut-body-once" and attempt == 1:  # the connection drops mid-body
@@ -114,10 +133,17 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             if key == "steady":  # long enough for the client's threads to overlap under load
                 time.sleep(0.3)
             reply = {
-                "choices": [{"message": {"role": "assistant", "content": text},
-                             "finish_reason": "length" if key == "cut" else "stop"}],
-                "usage": {"prompt_tokens": len(key), "completion_tokens": 7,
-                          "total_tokens": len(key) + 7},
+                "choices": [
+                    {
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "length" if key == "cut" else "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": len(key),
+                    "completion_tokens": 7,
+                    "total_tokens": len(key) + 7,
+                },
                 "model": body["model"],
             }
             return self.send(200, json.dumps(reply).encode())
@@ -155,8 +181,7 @@ def server() -> Iterator[tuple[str, Script]]:
 
 def episode(content: str, prefill: str = "") -> Episode:
     messages = [{"role": "system", "content": "Answer."}, {"role": "user", "content": content}]
-    return Episode(env_id="x", item_id=content, prompt=content, messages=messages,
-                   prefill=prefill)
+    return Episode(env_id="x", item_id=content, prompt=content, messages=messages, prefill=prefill)
 
 
 FAST = {"timeout": 5.0, "backoff_base": 0.001, "backoff_max": 0.01, "max_retries": 3}
@@ -171,8 +196,13 @@ def test_success_sends_the_chat_request_and_counts_tokens(
 ) -> None:
     base, script = server
     monkeypatch.setenv("MY_KEY", "sk-test")
-    agent = make_agent(f"openai:tiny-model@{base}", api_key_env="MY_KEY", max_new_tokens=33,
-                       temperature=0.5, **FAST)
+    agent = make_agent(
+        f"openai:tiny-model@{base}",
+        api_key_env="MY_KEY",
+        max_new_tokens=33,
+        temperature=0.5,
+        **FAST,
+    )
     (response,) = agent.act([episode("path")])
     assert not response.failed and response.text == "<think>ok</think><answer>path</answer>"
     assert (response.prompt_tokens, response.completion_tokens) == (4, 7)
@@ -214,8 +244,9 @@ def test_a_request_that_keeps_failing_is_recorded_and_the_batch_goes_on(
 ) -> None:
     base, script = server
     agent = make_agent(f"openai:m@{base}", **FAST)
-    responses = agent.act([episode("always-500"), episode("ok"), episode("bad-request"),
-                           episode("busy")])
+    responses = agent.act(
+        [episode("always-500"), episode("ok"), episode("bad-request"), episode("busy")]
+    )
     failed, ok, bad, busy = responses
     assert failed.failed and failed.text == "" and "HTTP 500" in (failed.error or "")
     assert script.seen["always-500"] == 1 + FAST["max_retries"]
@@ -265,7 +296,9 @@ def test_a_prefill_echoed_back_is_not_doubled(server: tuple[str, Script]) -> Non
 def test_spec_parsing() -> None:
     assert parse_openai_spec("openai:gpt-x@http://h:1/v1/", {}) == ("gpt-x", "http://h:1/v1")
     assert parse_openai_spec("openai:gpt-x", {"base_url": "https://b/v1"}) == (
-        "gpt-x", "https://b/v1")
+        "gpt-x",
+        "https://b/v1",
+    )
     with pytest.raises(ValueError, match="openai:<model>@<base url>"):
         parse_openai_spec("openai:", {})
     with pytest.raises(ValueError, match="concurrency"):
@@ -342,7 +375,9 @@ def test_an_eval_passes_the_served_models_settings_on(
     metadata = json.loads((tmp_path / "run" / "metadata.json").read_text())
     described = metadata["agent_description"]
     assert (described["timeout"], described["max_retries"], described["concurrency"]) == (
-        7.5, 1, 2,
+        7.5,
+        1,
+        2,
     )
     assert metadata["agent_options"] == {}  # how it ran, not what it answers
     assert len(script.bodies) == 2
@@ -435,3 +470,121 @@ def test_ctrl_c_against_a_hung_server_exits_at_once(tmp_path: Path) -> None:
         release.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_vllms_newer_budget_wording_is_read_too(server: tuple[str, Script]) -> None:
+    """User audit: vLLM 0.10 says "your request has 650 input tokens (1050 > 1024 - 650)";
+    only the older "(650 in the messages, ...)" was read, so every item that fitted the
+    context was scored as an unanswered wrong answer in a run that exited 0."""
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", max_new_tokens=1050, **FAST)
+    (response,) = agent.act([episode("budget-too-big-new")])
+    assert not response.failed and not response.error
+    assert response.extra["max_tokens_lowered_to"] == 374
+    assert [b["max_tokens"] for b in script.bodies] == [1050, 374]
+
+
+def test_a_reasoning_servers_thinking_goes_back_in_think_tags(server: tuple[str, Script]) -> None:
+    """User audit: a server with a reasoning parser returns the thinking apart
+    (reasoning_content / reasoning); it was dropped, so a reply whose answer sat there was
+    scored empty, and every other lost its format and reasoning scores."""
+    base, _ = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    split, only, null = agent.act(
+        [episode("reasoning-split"), episode("reasoning-only"), episode("null-content")]
+    )
+    assert split.text == "<think>I know.</think><answer>box</answer>" and not split.error
+    assert split.extra["reasoning_from"] == "reasoning_content"
+    assert only.text == "<think>Hmm <answer>jar</answer>" and not only.error  # never closed
+    assert null.text == "" and not null.failed  # scored empty, and counted unanswered:
+    assert "the reply held no text (content None" in (null.error or "")
+    (prefilled,) = agent.act([episode("reasoning-split", prefill="<think>")])
+    assert prefilled.text == "I know.</think><answer>box</answer>"  # prefill + text reads once
+
+
+def test_a_server_refusing_every_request_stops_the_run(
+    server: tuple[str, Script], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: a 401 (bad key), 404 (wrong model or path) or a 503 through every retry
+    failed item after item of every env; the quick suite at --n 100 spent 24 minutes
+    answering nothing. A batch in which every request failed now stops the run."""
+    from tomgym.agents.openai_api import ServerRefusingError
+
+    from tests.eval.helpers import run_cli
+
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    with pytest.raises(ServerRefusingError, match=r"answered none of 2 requests.*HTTP 401"):
+        agent.act([episode("401-a"), episode("401-b")])
+    mixed = agent.act([episode("401-c"), episode("ok")])  # one item refused: the run goes on
+    assert [r.failed for r in mixed] == [True, False]
+    wrong_path, _ = make_agent(f"openai:m@{base}/x", **FAST).act([episode("path"), episode("ok")])
+    assert "usually ends in /v1" in (wrong_path.error or "")
+    out = tmp_path / "run"
+    argv = ["eval", "--agent", f"openai:m@{base}", "--env", "Test-Refused-v0", "--n", "4",
+            "--out", str(out)]  # fmt: skip
+    items = [{"id": f"q{i}", "story": "s", "question": "Where?", "answer": "box",
+              "candidates": ["box", "jar"]} for i in range(4)]  # fmt: skip
+    tomgym.register_tom_env(
+        "Test-Refused-v0",
+        items=items,
+        kwargs={"prompt": {"user_template": "401-{question} {story}"}},
+    )
+    try:
+        assert run_cli(*argv, "--batch-size", "2") == 2
+    finally:
+        tomgym.unregister_tom_env("Test-Refused-v0")
+    assert "answered none of 2 requests" in capsys.readouterr().err
+    assert sum(k.startswith("401-Where") for k in script.seen.elements()) == 2  # one batch
+
+
+def test_spec_urls_with_credentials_or_queries_are_refused_without_echoing_them() -> None:
+    with pytest.raises(ValueError, match=r"user or password") as refused:
+        parse_openai_spec("openai:m@http://me:s3cret@host/v1", {})
+    assert "s3cret" not in str(refused.value)
+    with pytest.raises(ValueError, match=r"query or fragment") as refused:
+        parse_openai_spec("openai:m@http://host/v1?api-key=s3cret", {})
+    assert "s3cret" not in str(refused.value)
+    with pytest.raises(ValueError, match=r"base_url='http://b/v1' another: give it once"):
+        parse_openai_spec("openai:m@http://a/v1", {"base_url": "http://b/v1"})
+    assert parse_openai_spec("openai:m@http://a/v1", {"base_url": "http://a/v1/"})[1] == (
+        "http://a/v1"
+    )
+    with pytest.raises(ValueError, match="http.s. base URL"):
+        parse_openai_spec("openai:m@localhost:8000/v1", {})
+    with pytest.raises(ValueError, match="not the key itself") as refused:
+        make_agent("openai:m@http://h/v1", api_key_env="sk-s3cret-key")
+    assert "s3cret" not in str(refused.value)
+
+
+def test_concurrency_above_the_batch_size_is_refused_with_the_fix() -> None:
+    """User audit: concurrency=32 with the default --batch-size 8 sent 8 requests at a time,
+    without a word: a run gives the agent one batch at a time."""
+    with pytest.raises(ValueError, match="pass --batch-size 32 too"):
+        make_agent("openai:m@http://h/v1", concurrency=32, batch_size=8)
+    assert make_agent("openai:m@http://h/v1", concurrency=32, batch_size=32).concurrency == 32
+    assert make_agent("openai:m@http://h/v1", concurrency=3).concurrency == 3  # act() alone
+
+
+def test_a_leaderboard_goes_on_in_the_run_of_its_served_model_at_a_new_url(
+    server: tuple[str, Script], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: rerunning a leaderboard with localhost for 127.0.0.1 (or a new port after a
+    restart) made a new run directory and asked every finished item again; `tomgym eval`
+    already took it as the same agent."""
+    from tomgym.eval.leaderboard import run_suite
+
+    base, script = server
+    moved = base.replace("127.0.0.1", "localhost")
+    run_suite("quick", [f"openai:m@{base}"], tmp_path, n=1, quiet=True, agent_options=FAST)
+    asked = len(script.bodies)
+    assert asked == 6  # one item of each of the suite's envs
+    board = run_suite("quick", [f"openai:m@{moved}"], tmp_path, n=1, quiet=True,
+                      agent_options=FAST)  # fmt: skip
+    assert len(script.bodies) == asked  # nothing asked again
+    assert len(list((tmp_path / "runs").iterdir())) == 1
+    assert len(board.rows) == 1 and "goes on in" in capsys.readouterr().err
+    # two servers of one model name, compared in one command: each its own run
+    run_suite("quick", [f"openai:m@{base}", f"openai:m@{moved}"], tmp_path, n=1, quiet=True,
+              agent_options=FAST)  # fmt: skip
+    assert len(list((tmp_path / "runs").iterdir())) == 2

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from tomgym.eval.store import (
     EnvPlan,
     RunFileError,
     RunMetadata,
+    agent_identity,
     agent_kind,
     effective_sampling,
     read_metadata,
@@ -920,6 +922,33 @@ def safe_name(agent: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", agent).strip("_") or "agent"
 
 
+def suite_run_directory(out: Path, agent: str, claimed: set[Path]) -> Path:
+    """``out/runs/<agent>``, or the run there of the same agent under an earlier spec: a
+    served model whose URL changed (``127.0.0.1`` -> ``localhost``, a new port after a
+    restart) is the same agent (``store.agent_identity``), and its finished items were asked
+    all over again in a new directory. A directory another agent of this command names
+    (two servers of one model name, compared) is never taken."""
+    own = out / "runs" / safe_name(agent)
+    identity = agent_identity(agent)
+    if own.exists() or identity == agent or not (out / "runs").is_dir():
+        return own
+    for directory in sorted((out / "runs").iterdir()):
+        if directory in claimed or not directory.is_dir():
+            continue
+        try:
+            metadata = read_metadata(directory)
+        except RunFileError:
+            continue
+        if metadata is not None and agent_identity(metadata.agent) == identity:
+            print(
+                f"tomgym leaderboard: note: {agent} goes on in {directory}, the run of "
+                f"{metadata.agent} (the same served model at another URL)",
+                file=sys.stderr,
+            )
+            return directory
+    return own
+
+
 def options_taken(spec: str, options: dict[str, Any]) -> dict[str, Any]:
     """The agent options that the spec's kind of agent takes (a leaderboard's ``timeout`` is
     for its served models, not its baselines)."""
@@ -951,8 +980,10 @@ def run_suite(
         )
     directories = []
     stopped: dict[str, str] = {}
+    claimed = {Path(out) / "runs" / safe_name(agent) for agent in agents}
     for agent in agents:
-        directory = Path(out) / "runs" / safe_name(agent)
+        directory = suite_run_directory(Path(out), agent, claimed)
+        claimed.add(directory)
         try:
             evaluate(
                 agent, suite=suite, out=directory, agent_options=taken[agent], **evaluate_kwargs
