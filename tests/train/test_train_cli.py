@@ -492,6 +492,33 @@ def test_a_changed_rerun_names_the_option_and_may_change_the_eval_envs(
     assert err.index("preset.lr") < err.index("command[")
 
 
+def test_a_rerun_launched_another_way_is_the_same_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User audit: a rerun after a cluster restart at a new --address, or with another
+    interpreter (a moved virtual environment), was refused as another run whose checkpoints
+    the error said to delete: the trainer's command was compared launcher and all."""
+    from tomgym.train import commands
+    from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
+
+    out = tmp_path / "run"
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
+            "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
+    made: list[dict[str, Any]] = []
+    monkeypatch.setattr(commands, "check_run_dir", lambda _, config: made.append(config))
+    assert run([*argv, "--address", "http://10.0.0.1:8265"]) == 0
+    monkeypatch.setattr(commands, "check_run_dir", check_run_dir)
+    out.mkdir()
+    (out / RUN_CONFIG).write_text(json.dumps(made[0]))
+    (out / "ckpt" / "global_step4").mkdir(parents=True)
+    (out / "ckpt" / "global_step4" / "model.safetensors").write_text("weights")
+    capsys.readouterr()
+    assert run([*argv, "--address", "http://10.0.0.9:8265", "--python", "/opt/py/bin/python"]) == 0
+    assert run(argv) == 0  # on this machine, without Ray's job submission
+    assert run([*argv, "--address", "http://10.0.0.9:8265", "--lr", "2e-6"]) == 2  # not this
+    assert "preset.lr: 5e-07 there, 2e-06 now" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("backend", ["trl", "openrlhf"])
 def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str

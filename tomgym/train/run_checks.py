@@ -63,7 +63,7 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     old_out = stored_out_dir(stored)
     if old_out is not None and old_out != str(out):  # the run directory was moved or copied
         stored = relocated(stored, old_out, str(out))
-    changed = config_differences(stored, json.loads(json.dumps(config)))
+    changed = config_differences(the_runs_identity(stored), the_runs_identity(config))
     if changed and not saved:
         # A run that failed to start (a trainer refusing its command) saved nothing: the
         # corrected command takes the directory over instead of being told to delete it.
@@ -79,6 +79,32 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
             f"{'; '.join(changed[:6])}); use another --out, or delete it to start again "
             "(--eval-only evaluates its checkpoints again, on the --eval-env given)"
         )
+
+
+LAUNCHER_PATHS = ("--train.agent_func_path",)
+"""Trainer options naming a file of this checkout: a moved checkout is the same run."""
+
+
+def the_runs_identity(config: Any) -> Any:
+    """``config`` as two runs must share it to be one: its trainer ``command`` without how it
+    is launched (``ray job submit --address=...``, the interpreter's path, where this checkout
+    lies). After a cluster restart at a new address, or from a moved checkout or virtual
+    environment, a rerun resumes rather than being refused as another run."""
+    config = json.loads(json.dumps(config))
+    command = config.get("command") if isinstance(config, dict) else None
+    if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
+        return config
+    if command[:1] == ["ray"] and "--" in command:
+        command = command[command.index("--") + 1 :]
+    if len(command) > 1 and command[1] == "-m":
+        command = command[1:]  # the interpreter: a path of this machine
+    command = list(command)
+    for flag in LAUNCHER_PATHS:
+        if flag in command[:-1]:
+            at = command.index(flag) + 1
+            command[at] = Path(command[at]).name
+    config["command"] = command
+    return config
 
 
 def stored_out_dir(stored: Any) -> str | None:
