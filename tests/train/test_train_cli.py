@@ -820,7 +820,16 @@ def test_a_finished_run_is_not_trained_again(
     assert run(argv) == 0
     assert "true -m openrlhf" in capsys.readouterr().out
     (out / "final").mkdir()
-    (out / "final" / "config.json").write_text("{}")
+    (out / "final" / "config.json").write_text("{}")  # a save cut short: not finished
+    assert run(argv) == 0
+    assert "true -m openrlhf" in capsys.readouterr().out
+    (out / "final" / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {"a": "model-1.safetensors", "b": "model-2.safetensors"}})
+    )
+    (out / "final" / "model-1.safetensors").write_text("w")
+    assert run(argv) == 0  # one shard of two
+    assert "true -m openrlhf" in capsys.readouterr().out
+    (out / "final" / "model-2.safetensors").write_text("w")
     assert run(argv) == 0
     captured = capsys.readouterr()
     assert "true -m openrlhf" not in captured.out and "is finished" in captured.err
