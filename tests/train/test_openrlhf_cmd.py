@@ -126,7 +126,8 @@ def test_old_underscore_flags_are_rejected(
     assert "unrecognized arguments" in capsys.readouterr().err
 
 
-def test_ray_address_wraps_in_a_job_submit(tmp_path: Path) -> None:
+def test_ray_address_wraps_in_a_job_submit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOMGYM_DATA", raising=False)  # no data root: no runtime env to carry
     cmd = command("paper-2507", 8, tmp_path, ray_address="http://head:8265")
     assert cmd[:5] == ["ray", "job", "submit", "--address=http://head:8265", "--"]
     assert cmd[5:8] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]

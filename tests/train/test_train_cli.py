@@ -151,7 +151,10 @@ def test_an_openrlhf_run_of_the_bundled_model_passes_its_directory(
     assert "prompt lengths not checked" not in captured.err  # its tokenizer was loaded
 
 
-def test_train_overrides_and_address(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_train_overrides_and_address(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOMGYM_DATA", str(tmp_path / "data"))
     assert (
         run(
             [
@@ -183,6 +186,10 @@ def test_train_overrides_and_address(capsys: pytest.CaptureFixture[str], tmp_pat
     )
     argv = shlex.split(capsys.readouterr().out.splitlines()[0])
     assert argv[:4] == ["ray", "job", "submit", "--address=http://h:8265"]
+    # the cluster's reward workers read release files from the data root (user audit: without
+    # it every release label scored the minimum there)
+    runtime = json.loads(argv[4].removeprefix("--runtime-env-json="))
+    assert runtime == {"env_vars": {"TOMGYM_DATA": str(tmp_path / "data")}}
     assert argv[argv.index("--actor.adam.lr") + 1] == "1e-06"
     assert argv[argv.index("--algo.advantage.estimator") + 1] == "reinforce_baseline"
 

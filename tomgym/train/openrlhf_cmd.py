@@ -5,9 +5,13 @@ Pure functions: nothing here imports OpenRLHF, Ray or vLLM; ``tomgym train`` run
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
+
+from tomgym.data import ENV_VAR as DATA_ENV_VAR
 
 Estimator = Literal["reinforce", "reinforce_baseline", "group_norm"]
 GROUP_ESTIMATORS = ("reinforce_baseline", "group_norm")
@@ -182,8 +186,8 @@ def build_command(
         raise ValueError(
             f"{preset.prompts_per_batch} prompts x {preset.rollouts_per_prompt} rollouts make a "
             f"train batch of {rollouts}, which {layout.gpus} GPUs do not divide: DeepSpeed "
-            "refuses it when the actor starts (\"train_batch_size is not equal to "
-            "micro_batch_per_gpu * gradient_acc_step * world_size\"); use --gpus "
+            'refuses it when the actor starts ("train_batch_size is not equal to '
+            'micro_batch_per_gpu * gradient_acc_step * world_size"); use --gpus '
             f"{' or '.join(map(str, fits[-2:]))}, or a --batch or --rollouts that {layout.gpus} "
             "divides"
         )
@@ -266,5 +270,18 @@ def build_command(
         args += ["--algo.kl.use_loss", "--algo.kl.estimator", "k3"]
     command = [python, "-m", ENTRY_MODULE, *args, *extra]
     if ray_address:
-        command = ["ray", "job", "submit", f"--address={ray_address}", "--", *command]
+        command = ["ray", "job", "submit", f"--address={ray_address}", *job_runtime_env(), "--",
+                   *command]  # fmt: skip
     return command
+
+
+def job_runtime_env() -> list[str]:
+    """``--runtime-env-json`` carrying the data root ($TOMGYM_DATA, which --data-dir sets) to
+    a job submitted to a Ray cluster: its reward workers rebuild release envs' episodes from
+    the files there, and without it every release label scored the minimum, logged only as a
+    warning. The path must be readable on the cluster's nodes (a shared file system)."""
+    root = os.environ.get(DATA_ENV_VAR)
+    if not root:
+        return []
+    env = {"env_vars": {DATA_ENV_VAR: str(Path(root).absolute())}}
+    return [f"--runtime-env-json={json.dumps(env)}"]
