@@ -99,6 +99,40 @@ def smollm2_path() -> tuple[Path, str]:
     return target, "gguf"
 
 
+def gguf_of(path: Path) -> Path | None:
+    """The GGUF file a local model path names: the path itself (``hf:/m/model.Q4.gguf``), or
+    the one ``.gguf`` of a directory without a config.json; None otherwise."""
+    if path.is_file():
+        return path if path.suffix.lower() == ".gguf" else None
+    if not path.is_dir() or (path / "config.json").is_file():
+        return None
+    found = sorted(f for f in path.iterdir() if f.is_file() and f.suffix.lower() == ".gguf")
+    return found[0] if len(found) == 1 else None
+
+
+def check_local_model(spec: str, path: Path) -> None:
+    """Refuse a local model path that holds no model, saying what is missing (transformers'
+    own errors for these name a missing tokenizer library or a config that is not JSON)."""
+    if gguf_of(path) is not None:
+        return
+    if path.is_file():
+        raise FileNotFoundError(
+            f"agent {spec!r}: {path} is a file, not a model: give the model's directory "
+            "(config.json, tokenizer and weights) or a .gguf file"
+        )
+    ggufs = [f.name for f in path.iterdir() if f.suffix.lower() == ".gguf"]
+    if len(ggufs) > 1 and not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"agent {spec!r}: {path} holds {len(ggufs)} GGUF files ({', '.join(sorted(ggufs))}):"
+            " name one, as hf:<directory>/<file>.gguf"
+        )
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"agent {spec!r}: {path} holds no config.json and no .gguf file: give the directory "
+            "a model was saved to (save_pretrained) or a .gguf file"
+        )
+
+
 def resolve_model(spec: str) -> tuple[str, str]:
     """(model path or hub id, where it came from) for ``smollm2`` or ``<kind>:<target>``."""
     target = "smollm2" if spec.strip() == "smollm2" else model_target(spec, spec.split(":")[0])
@@ -106,6 +140,7 @@ def resolve_model(spec: str) -> tuple[str, str]:
         path, source = smollm2_path()
         return str(path), source
     if Path(target).expanduser().exists():
+        check_local_model(spec, Path(target).expanduser())
         return str(Path(target).expanduser()), "path"
     if target.startswith(("/", "./", "../", "~")) or target.count("/") > 1:
         # A hub ID is "org/name": this can only be meant as a local path, and it is not there.
@@ -141,13 +176,17 @@ class HFAgent:
         if self.num_threads and self.device == "cpu":
             # Process-wide: on a busy machine one thread beats OpenMP threads spinning for cores.
             torch.set_num_threads(self.num_threads)
-        pinned = {"revision": self.revision} if self.revision else {}
-        tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_path, **pinned)
+        pinned: dict[str, Any] = {"revision": self.revision} if self.revision else {}
+        where = self.model_path
+        gguf = gguf_of(Path(where)) if self.source == "path" else None
+        if gguf is not None:  # loaded (dequantised) as the bundled model is
+            where, pinned = str(gguf.parent), {**pinned, "gguf_file": gguf.name}
+        tokenizer = transformers.AutoTokenizer.from_pretrained(where, **pinned)
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
         model = transformers.AutoModelForCausalLM.from_pretrained(
-            self.model_path, dtype=getattr(torch, self.dtype), **pinned
+            where, dtype=getattr(torch, self.dtype), **pinned
         )
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
@@ -181,9 +220,9 @@ class HFAgent:
         torch, transformers = require_hf()
         start = time.perf_counter()
         encoded = [prompt_token_ids(self.tokenizer, prompt) for prompt in prompts]
-        batch = self.tokenizer.pad(
-            {"input_ids": encoded}, padding=True, return_tensors="pt"
-        ).to(self.device)
+        batch = self.tokenizer.pad({"input_ids": encoded}, padding=True, return_tensors="pt").to(
+            self.device
+        )
         # Decoding is greedy over the scores; when sampling, RowSampler has already drawn each
         # row's token with the row's own generator and masked every other token.
         kwargs: dict[str, Any] = {

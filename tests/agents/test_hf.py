@@ -23,10 +23,11 @@ PROMPTS = (
 
 
 def episode(content: str, prefill: str = "") -> Episode:
-    messages = [{"role": "system", "content": "You are brief."},
-                {"role": "user", "content": content}]
-    return Episode(env_id="x", item_id=content, prompt=content, messages=messages,
-                   prefill=prefill)
+    messages = [
+        {"role": "system", "content": "You are brief."},
+        {"role": "user", "content": content},
+    ]
+    return Episode(env_id="x", item_id=content, prompt=content, messages=messages, prefill=prefill)
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +98,15 @@ def test_sampled_draws_belong_to_the_item_not_the_batch(agent: hf.HFAgent) -> No
     sampler = hf.HFAgent.__new__(hf.HFAgent)
     sampler.__dict__.update(agent.__dict__)
     sampler.sampling = Sampling(temperature=1.0, top_p=0.9, max_new_tokens=8, seed=7)
-    twins = [Episode(env_id="x", item_id=f"item-{i}", prompt=PROMPTS[1],
-                     messages=episode(PROMPTS[1]).messages) for i in range(2)]
+    twins = [
+        Episode(
+            env_id="x",
+            item_id=f"item-{i}",
+            prompt=PROMPTS[1],
+            messages=episode(PROMPTS[1]).messages,
+        )
+        for i in range(2)
+    ]
     together = [r.text for r in sampler.act([episode(PROMPTS[0]), *twins])]
     alone = [sampler.act([twin])[0].text for twin in twins]
     assert together[1:] == alone
@@ -126,7 +134,9 @@ def test_bad_spec() -> None:
 
 @pytest.mark.slow
 def test_gguf_is_dequantised_once_into_a_fresh_cache(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: hf.HFAgent,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent: hf.HFAgent,
     request: pytest.FixtureRequest,
 ) -> None:
     if "slow" not in (request.config.getoption("markexpr") or ""):
@@ -151,6 +161,7 @@ def test_a_missing_local_model_path_is_named_not_sent_to_the_hub(tmp_path: Path)
         resolve_model(f"hf:{missing}")
     with pytest.raises(FileNotFoundError, match="no model directory"):
         resolve_model("hf:./models/mine/v2")
+    (tmp_path / "config.json").write_text("{}")
     assert resolve_model(f"hf:{tmp_path}") == (str(tmp_path), "path")
     assert resolve_model("hf:HuggingFaceTB/SmolLM2-135M-Instruct") == (
         "HuggingFaceTB/SmolLM2-135M-Instruct",
@@ -179,3 +190,42 @@ def test_a_bad_device_or_dtype_is_one_line_before_the_model_loads(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
+
+
+def test_a_local_path_that_holds_no_model_says_what_is_missing(tmp_path: Path) -> None:
+    """User audit: an empty directory, a text file or a folder of two GGUFs reached
+    transformers, whose errors asked to install sentencepiece or called the file bad JSON."""
+    from tomgym.agents.hf import gguf_of, resolve_model
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="holds no config.json and no .gguf file"):
+        resolve_model(f"hf:{empty}")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a model")
+    with pytest.raises(FileNotFoundError, match="is a file, not a model"):
+        resolve_model(f"hf:{notes}")
+    two = tmp_path / "two"
+    two.mkdir()
+    for name in ("a.Q4.gguf", "a.Q8.gguf"):
+        (two / name).write_bytes(b"GGUF")
+    with pytest.raises(FileNotFoundError, match="holds 2 GGUF files .*name one"):
+        resolve_model(f"hf:{two}")
+    (two / "a.Q8.gguf").unlink()
+    assert gguf_of(two) == two / "a.Q4.gguf"  # a directory of one GGUF loads it
+    assert resolve_model(f"hf:{two / 'a.Q4.gguf'}") == (str(two / "a.Q4.gguf"), "path")
+
+
+@pytest.mark.slow
+def test_a_gguf_the_user_names_loads_as_the_bundled_model_does(
+    agent: hf.HFAgent, request: pytest.FixtureRequest
+) -> None:
+    """User audit: hf:<file>.gguf failed on "config file ... is not a valid JSON file", and a
+    directory holding one on a missing sentencepiece: only the bundled model was loaded with
+    gguf_file. Named by path, the bundled GGUF now answers as smollm2 does."""
+    if "slow" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("dequantising the GGUF takes ~45 s on two cores: run with -m slow")
+    named = make_agent(f"hf:{hf.smollm2_gguf()}", max_new_tokens=12, num_threads=1)
+    assert [r.text for r in named.act([episode(PROMPTS[1])])] == [
+        r.text for r in agent.act([episode(PROMPTS[1])])
+    ]

@@ -226,8 +226,8 @@ FINGERPRINT_CHUNK = 1 << 16
 
 
 def local_model_dir(spec: str) -> Path | None:
-    """The directory an ``hf:`` or ``vllm:`` spec loads its weights from, when it names one
-    on this machine (a hub ID or the bundled model: None)."""
+    """The directory (or GGUF file) an ``hf:`` or ``vllm:`` spec loads its weights from, when
+    it names one on this machine (a hub ID or the bundled model: None)."""
     from tomgym.agents.chat import model_target
 
     kind = spec.partition(":")[0].strip()
@@ -237,7 +237,7 @@ def local_model_dir(spec: str) -> Path | None:
     if target == "smollm2":
         return None  # the bundled model, whatever a directory of that name holds
     path = Path(target).expanduser()
-    return path if path.is_dir() else None
+    return path if path.is_dir() or path.suffix.lower() == ".gguf" and path.is_file() else None
 
 
 def model_fingerprint(spec: str) -> str | None:
@@ -260,7 +260,7 @@ def prompt_files_fingerprint(spec: str) -> str | None:
     """16 hex digits over the PROMPT_FILES (whole: they are small) of the local model directory
     an ``hf:``/``vllm:`` spec loads, at its top level; None for other agents or without any."""
     directory = local_model_dir(spec)
-    if directory is None:
+    if directory is None or not directory.is_dir():  # a GGUF file: fingerprinted whole
         return None
     files = sorted(f for f in directory.iterdir() if f.is_file() and f.name in PROMPT_FILES)
     if not files:
@@ -323,13 +323,17 @@ change while the model does not)."""
 
 
 def files_fingerprint(directory: Path) -> str:
-    """A digest that changes when the weight files of a model directory do (and its
-    config.json; hidden folders are skipped): names, sizes and 16
+    """A digest that changes when the weight files of a model directory (or one GGUF file) do
+    (and its config.json; hidden folders are skipped): names, sizes and 16
     evenly spaced 64 KiB samples of each file (a retrained model saved to the same path differs
     in nearly every tensor; reading 1 MiB a file keeps a 15 GB model cheap), not modification
     times, which a copy or a backup changes."""
     digest = hashlib.sha256()
-    files = sorted(
+    if directory.is_file():  # a GGUF file: its own name, size and samples
+        directory, only = directory.parent, [directory]
+    else:
+        only = []
+    files = only or sorted(
         f
         for f in directory.rglob("*")
         if f.is_file()
