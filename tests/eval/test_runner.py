@@ -185,16 +185,33 @@ def test_results_without_metadata_are_not_resumed_by_any_agent(tmp_path: Path) -
 
 
 def test_a_conflict_names_the_sampling_setting_that_differs(tmp_path: Path) -> None:
+    one = {"num_threads": 1}
+    evaluate("smollm2", ENVS[:1], n=1, temperature=0, max_new_tokens=8, out=tmp_path,
+             quiet=True, agent_options=one)  # fmt: skip
+    with pytest.raises(RunConflictError) as raised:
+        evaluate("smollm2", ENVS[:1], n=1, max_new_tokens=9, out=tmp_path, quiet=True,
+                 agent_options=one)  # fmt: skip
+    assert "sampling max_new_tokens: 9 here, 8 in the directory" in str(raised.value)
+    assert "temperature" not in str(raised.value)
+
+
+def test_a_run_that_scored_nothing_is_replaced_by_the_corrected_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: a run whose agent failed on its first batch (a model without a chat
+    template, a bad device) kept its metadata, so the rerun with the fix was refused for the
+    very settings it fixed, with nothing in the directory to lose."""
     served = "openai:m@http://127.0.0.1:9/v1"  # nothing listens: the run stops, its metadata kept
     quick = {"max_retries": 0, "timeout": 1}
     with pytest.raises(AgentUnavailableError):
-        evaluate(served, ENVS[:1], n=1, temperature=0, max_new_tokens=8, out=tmp_path,
-                 quiet=True, agent_options=quick)  # fmt: skip
-    with pytest.raises(RunConflictError) as raised:
-        evaluate(served, ENVS[:1], n=1, max_new_tokens=9, out=tmp_path, quiet=True,
+        evaluate(served, ENVS[:1], n=1, max_new_tokens=8, out=tmp_path, quiet=True,
                  agent_options=quick)  # fmt: skip
-    assert "sampling max_new_tokens: 9 here, 8 in the directory" in str(raised.value)
-    assert "temperature" not in str(raised.value)
+    assert (tmp_path / "metadata.json").is_file()
+    summary = evaluate(FirstCandidateAgent(), ENVS[:1], n=2, seed=3, out=tmp_path)
+    assert summary.n_items == 2 and summary.complete
+    assert "holds a run that scored nothing: this run replaces it" in capsys.readouterr().err
+    with pytest.raises(RunConflictError, match="seed"):  # once something is scored, it counts
+        evaluate(FirstCandidateAgent(), ENVS[:1], n=2, out=tmp_path, quiet=True)
 
 
 def test_a_token_budget_does_not_make_another_run_of_an_agent_that_generates_nothing(

@@ -188,6 +188,17 @@ def evaluate(
                 "settings made its records is unknown, so they cannot be resumed safely; "
                 f"restore {METADATA_FILE} from a backup, or use another --out"
             )
+        if old is not None and not (results.is_file() and results.stat().st_size):
+            # Nothing was scored (the agent failed on its first batch: a missing chat template,
+            # a bad device): the corrected command takes the directory over, as a training run
+            # that saved nothing does, rather than being refused for the settings it fixes.
+            if not quiet:
+                print(
+                    f"tomgym: note: {directory} holds a run that scored nothing: this run "
+                    "replaces it",
+                    file=sys.stderr,
+                )
+            old = None
         if old is not None and not split_given:
             targets = [keep_stored_split(t, old) for t in targets]
         if old is not None:
