@@ -233,8 +233,15 @@ def check_agent_spec(spec: str) -> None:
     """Refuse a spec that names no agent before anything runs: its kind always, and the whole
     spec of the agents that cost nothing to build ("heuristic:realty" in a leaderboard's
     ``--agents`` failed only after the agents before it had run)."""
-    if agent_kind(spec) in RULE_BASED:
+    kind = agent_kind(spec)
+    if kind in RULE_BASED:
         make_agent(spec)
+    elif kind in ("hf", "vllm", "smollm2"):
+        # a local path that is not there, or holds no model: said before the agents before it
+        # run (a leaderboard ran smollm2 for minutes, then died on hf:/tmp/nope)
+        from tomgym.agents.hf import resolve_local_model
+
+        resolve_local_model(spec)
 
 
 def make_agent(spec: str, **options: Any) -> Agent:

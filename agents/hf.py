@@ -139,6 +139,16 @@ def resolve_model(spec: str) -> tuple[str, str]:
     if target == "smollm2":
         path, source = smollm2_path()
         return str(path), source
+    return resolve_local_model(spec)
+
+
+def resolve_local_model(spec: str) -> tuple[str, str]:
+    """``resolve_model`` of every spec but the bundled model's, which it leaves unresolved
+    (``("smollm2", "bundled")``): nothing is loaded or dequantised, so a leaderboard checks
+    every agent's path with it before the first agent runs."""
+    target = "smollm2" if spec.strip() == "smollm2" else model_target(spec, spec.split(":")[0])
+    if target == "smollm2":
+        return target, "bundled"
     if Path(target).expanduser().exists():
         check_local_model(spec, Path(target).expanduser())
         return str(Path(target).expanduser()), "path"

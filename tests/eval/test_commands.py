@@ -204,6 +204,25 @@ def test_a_leaderboard_gives_each_agent_the_options_it_takes(tmp_path: Path) -> 
         run_suite("quick", ["random", "oracle"], tmp_path, agent_options={"timeout": 30})
 
 
+def test_a_leaderboard_checks_every_local_model_path_before_the_first_agent_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """User audit: --agents smollm2,hf:/tmp/nope ran smollm2 for 108 s, then died on the path
+    without writing a leaderboard."""
+    from tomgym.cli import main
+
+    missing = tmp_path / "nope"
+    out = tmp_path / "board"
+    argv = ["leaderboard", "--suite", "quick", "--agents", f"random,hf:{missing}", "--n", "1",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    assert f"no model directory at {missing}" in capsys.readouterr().err
+    assert not out.exists()  # the random agent never ran
+    (tmp_path / "empty").mkdir()
+    assert main([*argv[:4], f"random,vllm:{tmp_path / 'empty'}", *argv[5:]]) == 2
+    assert "holds no config.json and no .gguf file" in capsys.readouterr().err
+
+
 def test_an_env_with_only_training_items_is_evaluated_with_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
