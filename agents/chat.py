@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
+import urllib.error
+import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,6 +144,7 @@ def hub_revision(spec: str, source: str, revision: str | None) -> str | None:
                 "this spec names a local model"
             )
         return None
+    check_hub_reachable(spec, model_target(spec, spec.partition(":")[0].strip()), revision)
     if revision and COMMIT.fullmatch(revision):
         return revision
     try:
@@ -155,6 +159,47 @@ def hub_revision(spec: str, source: str, revision: str | None) -> str | None:
         return revision
     name = Path(folder).name  # the hub cache keeps a snapshot per commit: snapshots/<commit>/
     return name if COMMIT.fullmatch(name) else revision
+
+
+HUB_PROBE_SECONDS = 5.0
+
+
+def check_hub_reachable(spec: str, repo: str, revision: str | None) -> None:
+    """Refuse at once a hub model this machine can neither download nor find in its hub cache:
+    without a network, the hub client retried for most of a minute and then named neither the
+    model nor a fix. One request of at most HUB_PROBE_SECONDS to the hub (``$HF_ENDPOINT``,
+    through the environment's proxies) tells; with ``HF_HUB_OFFLINE=1`` only the cache counts.
+    A model the cache holds is loaded from it either way."""
+    try:
+        from huggingface_hub import constants, try_to_load_from_cache
+    except ImportError:
+        return  # the loader's own error names the missing package
+    cache = os.environ.get("HF_HUB_CACHE") or constants.HF_HUB_CACHE
+    try:
+        cached = isinstance(try_to_load_from_cache(repo, "config.json", cache, revision), str)
+    except Exception:  # a malformed repo ID: the hub's own error says so
+        return
+    if cached:
+        return
+    offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in (
+        "1", "true", "yes", "on"
+    )  # fmt: skip
+    endpoint = (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+    if not offline:
+        try:
+            probe = urllib.request.Request(f"{endpoint}/api/models/{repo}", method="HEAD")
+            urllib.request.urlopen(probe, timeout=HUB_PROBE_SECONDS).close()
+            return
+        except urllib.error.HTTPError:
+            return  # the hub answered (a private, gated or unknown repo): its error says which
+        except (OSError, ValueError):
+            pass
+    why = "HF_HUB_OFFLINE is set" if offline else f"{endpoint} cannot be reached from here"
+    raise FileNotFoundError(
+        f"agent {spec!r}: {repo} is not a local directory and not in the hub cache ({cache}), "
+        f"and {why}: give the model's local path (hf:/path/to/model), or download it "
+        f"where there is a network (huggingface-cli download {repo}) into that cache"
+    )
 
 
 def model_target(spec: str, kind: str) -> str:

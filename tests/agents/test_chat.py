@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from tomgym.agents.base import Episode, make_agent
 from tomgym.agents.chat import Sampling, episode_from_env, item_seed, tagged
@@ -54,3 +56,28 @@ def test_rule_agents_honour_prefill_think(spec: str) -> None:
         assert result["format_ok"], response.text
         if spec != "random":
             assert result["correct"] and reward == 3.0
+
+
+def test_a_hub_model_that_cannot_be_fetched_or_found_is_one_quick_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User audit: hf:Qwen/Qwen2.5-0.5B-Instruct with no network retried for 48 s, then
+    ended on the hub client's "couldn't connect", naming neither the model nor a fix."""
+    from tomgym.agents.chat import hub_revision
+
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    with pytest.raises(FileNotFoundError, match=r"org/model is not a local directory and not in "
+                       r"the hub cache .*http://127.0.0.1:9 cannot be reached"):  # fmt: skip
+        hub_revision("hf:org/model", "hub", None)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="HF_HUB_OFFLINE is set"):
+        hub_revision("vllm:org/model", "hub", None)
+    commit = "a" * 40  # a model the cache holds is loaded from it
+    snapshot = tmp_path / "hub" / "models--org--model" / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    (tmp_path / "hub" / "models--org--model" / "refs").mkdir()
+    (tmp_path / "hub" / "models--org--model" / "refs" / "main").write_text(commit)
+    hub_revision("hf:org/model", "hub", None)  # no error
