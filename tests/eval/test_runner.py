@@ -566,3 +566,23 @@ def test_the_lock_is_released_though_a_process_forked_during_the_run_lives(
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+
+
+def test_a_run_resumed_in_another_precision_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """User audit: with no dtype given, a model agent computes in bfloat16 on a GPU and
+    float32 on a CPU; a run started on one and resumed on the other mixed the two without a
+    word, and metadata.json then claimed the new one for every record."""
+    one = {"num_threads": 1}
+    evaluate("smollm2", ENVS[:1], n=1, max_new_tokens=4, out=tmp_path, quiet=True,
+             agent_options=one)  # fmt: skip
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert metadata["agent_description"]["dtype"] == "float32"  # this machine has no GPU
+    metadata["agent_description"].update(dtype="bfloat16", device="cuda")  # as on a GPU
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.raises(RunConflictError, match=r"model dtype: float32 here \(device cpu\), "
+                       r"bfloat16 in the directory .*--agent-option dtype=bfloat16"):  # fmt: skip
+        evaluate("smollm2", ENVS[:1], n=2, max_new_tokens=4, out=tmp_path, quiet=True,
+                 agent_options=one)  # fmt: skip
+    summary = evaluate("smollm2", ENVS[:1], n=2, max_new_tokens=4, out=tmp_path, quiet=True,
+                       agent_options={**one, "dtype": "bfloat16"})  # fmt: skip
+    assert summary.n_items == 2

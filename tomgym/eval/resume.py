@@ -291,6 +291,21 @@ def revision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | N
     )
 
 
+def precision_conflict(stored: dict[str, Any], loaded: dict[str, Any]) -> str | None:
+    """Why the model just loaded cannot finish a directory's run: it computes in another
+    dtype than the records were made in (no dtype given, a model agent picks bfloat16 on a GPU
+    and float32 on a CPU, so a run started on one and resumed on the other mixed the two);
+    None when they agree or either is unknown."""
+    before, now = stored.get("dtype"), loaded.get("dtype")
+    if not isinstance(before, str) or not isinstance(now, str) or before == now:
+        return None
+    return (
+        f"model dtype: {now} here (device {loaded.get('device')}), {before} in the directory "
+        f"(device {stored.get('device')}), so its answers would mix precisions; to finish the "
+        f"run in its own, pass --agent-option dtype={before}"
+    )
+
+
 def pinned_for_workers(
     directory: Path, spec: str, options: dict[str, Any], old: RunMetadata | None
 ) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from tomgym.eval.resume import (
     keep_stored_split,
     model_fingerprint,
     pinned_for_workers,
+    precision_conflict,
     prepare_out,
     prompt_files_fingerprint,
     revision_conflict,
@@ -199,6 +200,13 @@ def evaluate(
                     file=sys.stderr,
                 )
             old = None
+        if (
+            old is not None
+            and "dtype" not in old.agent_options
+            and "dtype" in shaping
+            and shaping["dtype"] == old.agent_description.get("dtype")
+        ):  # the dtype the run was made in, named now (as a precision conflict asks): same run
+            shaping.pop("dtype")
         if old is not None and not split_given:
             targets = [keep_stored_split(t, old) for t in targets]
         if old is not None:
@@ -275,6 +283,8 @@ def evaluate(
         if built is not None:
             described = built.describe()
             moved = revision_conflict(old.agent_description, described) if old else None
+            if old is not None and not moved and best:
+                moved = precision_conflict(old.agent_description, described)
             if moved:
                 raise RunConflictError(f"{directory} holds a different run: {moved}")
             metadata = metadata.model_copy(
