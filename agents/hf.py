@@ -99,6 +99,18 @@ def smollm2_path() -> tuple[Path, str]:
     return target, "gguf"
 
 
+NEUTRAL_DECODING: dict[str, Any] = {
+    "num_beams": 1,
+    "repetition_penalty": 1.0,
+    "no_repeat_ngram_size": 0,
+    "min_length": 0,
+    "min_new_tokens": None,
+}
+"""Decoding settings a model's generation_config.json may set, overridden: the run's decoding
+is what it records (greedy, or the run's temperature and top-p), for every model alike. A
+model shipping ``repetition_penalty: 1.5`` answered otherwise under "greedy", unrecorded."""
+
+
 def gguf_of(path: Path) -> Path | None:
     """The GGUF file a local model path names: the path itself (``hf:/m/model.Q4.gguf``), or
     the one ``.gguf`` of a directory without a config.json; None otherwise."""
@@ -241,6 +253,7 @@ class HFAgent:
             "temperature": None,
             "top_p": None,
             "top_k": None,
+            **NEUTRAL_DECODING,
         }
         if not self.sampling.greedy:
             row_seeds = list(seeds) if seeds is not None else [self.sampling.seed] * len(prompts)

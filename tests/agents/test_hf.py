@@ -62,6 +62,23 @@ def test_batched_and_single_greedy_agree_with_left_padding(agent: hf.HFAgent) ->
     assert agent.prompt_lengths(episodes) == [r.prompt_tokens for r in batched]
 
 
+def test_a_models_own_decoding_defaults_do_not_change_the_runs_decoding(
+    agent: hf.HFAgent,
+) -> None:
+    """User audit: a model whose generation_config.json set repetition_penalty 1.5 answered
+    otherwise under "greedy", and the run recorded temperature 0 and nothing else."""
+    episodes = [episode(p) for p in PROMPTS]
+    plain = [r.text for r in agent.act(episodes)]
+    config = agent.model.generation_config
+    saved = {k: getattr(config, k) for k in ("repetition_penalty", "no_repeat_ngram_size")}
+    config.repetition_penalty, config.no_repeat_ngram_size = 3.0, 2
+    try:
+        assert [r.text for r in agent.act(episodes)] == plain
+    finally:
+        for key, value in saved.items():
+            setattr(config, key, value)
+
+
 def test_a_response_that_runs_out_of_tokens_is_marked_cut(agent: hf.HFAgent) -> None:
     short = hf.HFAgent.__new__(hf.HFAgent)
     short.__dict__.update(agent.__dict__)
