@@ -724,6 +724,14 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     (out / RUN_CONFIG).write_text(json.dumps({"grpo": {"max_completion_length": 2048}}))
     assert run([*base, *evaluation[:-2], "--preset", "paper-2504", "--dry-run"]) == 0
     assert "paper-2504's evaluation budget, 4096 tokens" in capsys.readouterr().err
+    # the preset an (OpenRLHF) run recorded, without --preset given again (user audit: it
+    # evaluated a paper-2504 run with paper-2507's sampling and overwrote its best checkpoint)
+    paper = {"name": "paper-2504", "response_max_tokens": 2048}
+    (out / RUN_CONFIG).write_text(json.dumps({"preset": paper}))
+    assert run([*base, *evaluation[:-2], "--dry-run"]) == 0
+    assert "paper-2504's evaluation budget, 4096 tokens" in capsys.readouterr().err
+    assert run([*base, *evaluation[:-2], "--preset", "paper-2507", "--dry-run"]) == 0
+    assert "the run trained with --preset paper-2504" in capsys.readouterr().err
 
 
 def test_checkpoints_are_evaluated_as_the_presets_paper_did() -> None:

@@ -53,6 +53,9 @@ from tomgym.train.run_checks import (
     write_run_config,
 )
 
+DEFAULT_PRESET = "paper-2507"
+"""The preset of a run given no --preset (--eval-only: the one the run recorded)."""
+
 EXPORT_OPTIONS = {
     "env_ids": "--env",
     "split": "--split",
@@ -120,7 +123,7 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
         )
         if getattr(args, name, None) is not None  # a Namespace built by hand may lack some
     }
-    return replace(PRESETS[args.preset], **overrides)
+    return replace(PRESETS[args.preset or DEFAULT_PRESET], **overrides)
 
 
 TRAIN_OPTIONS = {"reward": "--reward", "split": "--split", "n": "--n"}
@@ -379,9 +382,19 @@ def evaluate_only(args: argparse.Namespace) -> int:
     check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
+    stored = json.loads((out / RUN_CONFIG).read_text("utf-8"))
+    recorded = stored_preset_name(stored)
+    if args.preset is None and recorded is not None:
+        args.preset = recorded  # its top-p and budget, as the run's own evaluation used
+    elif args.preset is not None and recorded is not None and args.preset != recorded:
+        print(
+            f"tomgym train: note: the run trained with --preset {recorded}; --eval-only "
+            f"evaluates with {args.preset}'s sampling, as asked",
+            file=sys.stderr,
+        )
     given_budget = getattr(args, "max_new_tokens", None)  # an evaluation budget here
     if given_budget is None:
-        budget = stored_response_budget(json.loads((out / RUN_CONFIG).read_text("utf-8")))
+        budget = stored_response_budget(stored)
         if budget is not None:
             # as the run's own evaluation after training, whose results then resume
             args.max_new_tokens = budget
@@ -389,7 +402,8 @@ def evaluate_only(args: argparse.Namespace) -> int:
             what = f"the run's response budget, {budget} tokens"
             if sampling.max_new_tokens != budget:
                 what = (
-                    f"{args.preset}'s evaluation budget, {sampling.max_new_tokens} tokens (its "
+                    f"{args.preset or DEFAULT_PRESET}'s evaluation budget, "
+                    f"{sampling.max_new_tokens} tokens (its "
                     f"paper's; the run trained with {budget})"
                 )
             print(
@@ -402,6 +416,14 @@ def evaluate_only(args: argparse.Namespace) -> int:
         return 0
     with training_lock(out):
         return evaluate_run(args, out, preset_from_args(args), max_new_tokens=given_budget)
+
+
+def stored_preset_name(config: Any) -> str | None:
+    """The preset a run's ``train_config.json`` names (OpenRLHF runs record theirs), None
+    where it names none or one this tomgym does not know."""
+    preset = config.get("preset") if isinstance(config, dict) else None
+    name = preset.get("name") if isinstance(preset, dict) else None
+    return name if isinstance(name, str) and name in PRESETS else None
 
 
 def stored_response_budget(config: Any) -> int | None:
@@ -496,8 +518,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument(
         "--preset",
         choices=sorted(PRESETS),
-        default="paper-2507",
-        help="a paper's training setup (default: paper-2507), or custom: paper-2507's values "
+        default=None,
+        help="a paper's training setup (default: paper-2507; with --eval-only, the one the "
+        "run recorded), or custom: paper-2507's values "
         "under a name that claims no paper, for a run you change with the options below (they "
         "override any preset)",
     )
