@@ -539,6 +539,9 @@ def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
     (tmp_path / "weights.bin").write_text("x")
     assert run([*base, str(tmp_path / "weights.bin")]) == 2
     assert "is a file: give the model's directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()  # user audit: it passed, and a real run launched on it
+    assert run([*base, str(tmp_path / "empty")]) == 2
+    assert "holds no config.json" in capsys.readouterr().err
 
 
 def test_paper_2504_trains_with_grpo_as_tom_rl_did(capsys: pytest.CaptureFixture[str]) -> None:

@@ -182,6 +182,11 @@ def missing_local_model(model: str) -> str | None:
         )
     if not path.is_dir():
         return f"--model {model} is a file: give the model's directory"
+    if not (path / "config.json").is_file():  # an empty folder was launched on the trainer
+        return (
+            f"--model {model} holds no config.json: give the directory a model was saved to "
+            "(save_pretrained: config.json, tokenizer and weights)"
+        )
     return None
 
 
