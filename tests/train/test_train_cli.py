@@ -959,3 +959,18 @@ def test_a_run_directory_moved_elsewhere_is_the_same_run(
     assert relocated(stored, str(out), str(new))["command"] == build_command(
         "m", new / "data" / "train.jsonl", new, PRESETS["paper-2507"], GpuLayout.for_gpus(1)
     )
+
+
+def test_training_on_fewer_items_than_asked_says_so(
+    capsys: pytest.CaptureFixture[str], data_root: Path, tmp_path: Path
+) -> None:
+    """User audit: --n 100000 on a release trained on the 900 items it serves without a word,
+    where the export says so."""
+    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-Original-O0-v0", "--split", "all",
+            "--n", "500", "--gpus", "1", "--out", str(tmp_path / "run"), "--dry-run"]  # fmt: skip
+    code = run(argv)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "serves 120 items here, fewer than --n 500: it trains on those 120" in err
+    assert run([*argv[:-6], "100", *argv[-5:]]) == 0
+    assert "fewer than --n" not in capsys.readouterr().err

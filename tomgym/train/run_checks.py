@@ -337,6 +337,12 @@ def check_envs(
     for env_id in train_envs:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         count = item_count(env_id, env.size, n)
+        if n is not None and count < n:  # as the export says it (this trained on fewer unseen)
+            print(
+                f"tomgym train: note: {env_id} serves {count} items here, fewer than --n {n}: "
+                f"it trains on those {count}",
+                file=sys.stderr,
+            )
         rows += count
         trained.update(env.source.item(i).id for i in range(min(count, OVERLAP_PROBE_ITEMS)))
     from tomgym.eval.targets import open_env
