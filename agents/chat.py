@@ -77,12 +77,29 @@ class Sampling:
         """Sampling from agent options, validated: every agent's factory (through ``make_agent``)
         and the evaluation runner call it before any model loads, so a bad value such as
         ``temperature=nan`` fails at once."""
+
+        def number(key: str, default: float, kind: type) -> Any:
+            """The option as a number (a string of one too), named when it is none."""
+            value = options.get(key, default)
+            wrong = ValueError(
+                f"{key} must be a {'whole ' if kind is int else ''}number, got {value!r}"
+            )
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise wrong
+            try:
+                read = float(value)
+            except ValueError:
+                raise wrong from None
+            if kind is int and (not math.isfinite(read) or read != int(read)):
+                raise wrong
+            return int(read) if kind is int else read
+
         sampling = cls(
-            temperature=float(options.get("temperature", cls.temperature)),
-            top_p=float(options.get("top_p", cls.top_p)),
-            max_new_tokens=int(options.get("max_new_tokens", cls.max_new_tokens)),
-            seed=int(options.get("seed", cls.seed)),
-            batch_size=int(options.get("batch_size", cls.batch_size)),
+            temperature=number("temperature", cls.temperature, float),
+            top_p=number("top_p", cls.top_p, float),
+            max_new_tokens=number("max_new_tokens", cls.max_new_tokens, int),
+            seed=number("seed", cls.seed, int),
+            batch_size=number("batch_size", cls.batch_size, int),
         )
         if not (math.isfinite(sampling.temperature) and sampling.temperature >= 0):
             raise ValueError(

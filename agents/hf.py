@@ -7,6 +7,7 @@ once and cached as safetensors (see ``smollm2_path``).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import shutil
 import tempfile
@@ -364,6 +365,7 @@ def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
     ``max_new_tokens``, ``seed``, ``batch_size``, ``device``, ``dtype``, ``num_threads`` (CPU),
     ``revision`` (a hub ID's branch, tag or commit: loaded at the commit it points to now)."""
     torch, _ = require_hf()
+    threads = checked_threads(options.get("num_threads"))
     device, dtype = checked_device(torch, options.get("device")), options.get("dtype")
     if dtype is not None:
         checked_dtype(torch, dtype)
@@ -378,10 +380,22 @@ def make_hf_agent(spec: str, options: dict[str, Any]) -> HFAgent:
         source=source,
         device=device,
         dtype=dtype,
-        num_threads=int(options["num_threads"]) if options.get("num_threads") else None,
+        num_threads=threads,
         revision=revision,
         load_seconds=resolve_seconds,
     )
+
+
+def checked_threads(value: Any) -> int | None:
+    """``num_threads``: a whole number of at least 1 (None: torch's own choice)."""
+    if value is None:
+        return None
+    whole = isinstance(value, int | float) and not isinstance(value, bool)
+    if not whole or not math.isfinite(value) or value != int(value) or value < 1:
+        raise ValueError(
+            f"num_threads must be a whole number of at least 1 (CPU threads), got {value!r}"
+        )
+    return int(value)
 
 
 def checked_device(torch: Any, device: Any) -> str | None:

@@ -250,3 +250,22 @@ def test_a_gguf_the_user_names_loads_as_the_bundled_model_does(
     assert [r.text for r in named.act([episode(PROMPTS[1])])] == [
         r.text for r in agent.act([episode(PROMPTS[1])])
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ({"num_threads": 0}, "num_threads must be a whole number of at least 1"),
+        ({"num_threads": 2.7}, "num_threads must be a whole number of at least 1"),
+        ({"num_threads": "abc"}, "num_threads must be a whole number of at least 1"),
+        ({"top_p": "abc"}, "top_p must be a number, got 'abc'"),
+        ({"max_new_tokens": 2.5}, "max_new_tokens must be a whole number, got 2.5"),
+    ],
+)
+def test_a_bad_number_names_its_option_before_the_model_loads(
+    option: dict[str, object], said: str
+) -> None:
+    """User audit: num_threads=0 was ignored and 2.7 read as 2; top_p=abc said only "could
+    not convert string to float"; max_new_tokens=2.5 ran with 2."""
+    with pytest.raises(ValueError, match=said):
+        make_agent("hf:/nonexistent/model", **option)
