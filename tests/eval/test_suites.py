@@ -115,4 +115,6 @@ def test_a_suite_goes_on_past_an_agent_that_cannot_answer(
     assert "openai:m@http://127.0.0.1:9/v1 stopped" in err and "gave no reply" in err
     board = json.loads((out / "leaderboard.json").read_text())
     assert {"random", "heuristic:reality"} <= {row["agent"] for row in board["rows"]}
-    assert "stopped before it finished" in (out / "leaderboard.md").read_text()
+    notes = (out / "leaderboard.md").read_text()
+    assert "stopped before it finished" in notes
+    assert "has no results.jsonl" not in notes  # it never had any: its own note says why

@@ -980,6 +980,7 @@ def run_suite(
         )
     directories = []
     stopped: dict[str, str] = {}
+    stopped_in: list[str] = []
     claimed = {Path(out) / "runs" / safe_name(agent) for agent in agents}
     for agent in agents:
         directory = suite_run_directory(Path(out), agent, claimed)
@@ -990,9 +991,12 @@ def run_suite(
             )
         except AgentUnavailableError as exc:  # the other agents still run; said at the end
             stopped[agent] = str(exc)
+            stopped_in.append(str(directory))
             if not (directory / METADATA_FILE).exists():
                 continue
         directories.append(directory)
     board = collect(directories)  # evaluate judged them again: this finds nothing new
     board.stopped = stopped
+    for stopped_dir in stopped_in:  # its own note says it stopped, not "no results.jsonl"
+        board.unchecked.pop(stopped_dir, None)
     return board
