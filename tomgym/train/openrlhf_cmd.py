@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -270,9 +271,17 @@ def build_command(
         args += ["--algo.kl.use_loss", "--algo.kl.estimator", "k3"]
     command = [python, "-m", ENTRY_MODULE, *args, *extra]
     if ray_address:
-        command = ["ray", "job", "submit", f"--address={ray_address}", *job_runtime_env(), "--",
-                   *command]  # fmt: skip
+        command = [ray_cli(), "job", "submit", f"--address={ray_address}", *job_runtime_env(),
+                   "--", *command]  # fmt: skip
     return command
+
+
+def ray_cli() -> str:
+    """Ray's command line from tomgym's own environment (where ``tomgym[train]`` put it), so
+    that ``.venv/bin/tomgym train --address ...`` works without activating the environment;
+    else ``ray`` on the PATH."""
+    beside = Path(sys.executable).with_name("ray")
+    return str(beside) if beside.is_file() else "ray"
 
 
 def job_runtime_env() -> list[str]:

@@ -94,7 +94,7 @@ def the_runs_identity(config: Any) -> Any:
     command = config.get("command") if isinstance(config, dict) else None
     if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
         return config
-    if command[:1] == ["ray"] and "--" in command:
+    if command and Path(command[0]).name == "ray" and "--" in command:
         command = command[command.index("--") + 1 :]
     if len(command) > 1 and command[1] == "-m":
         command = command[1:]  # the interpreter: a path of this machine
