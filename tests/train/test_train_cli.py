@@ -529,7 +529,10 @@ def test_a_rerun_launched_another_way_is_the_same_run(
 
 @pytest.mark.parametrize("backend", ["trl", "openrlhf"])
 def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    backend: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """--model ./no_such_model passed the dry run; the real TRL run then failed on the hub's
     "Repo id must use alphanumeric chars"."""
@@ -542,6 +545,9 @@ def test_a_local_model_that_is_not_there_is_refused_by_the_dry_run(
     assert "is a file: give the model's directory" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()  # user audit: it passed, and a real run launched on it
     assert run([*base, str(tmp_path / "empty")]) == 2
+    assert "holds no config.json" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)  # a relative path without ./ (docs audit: it passed as a hub ID)
+    assert run([*base, "empty"]) == 2
     assert "holds no config.json" in capsys.readouterr().err
 
 
@@ -736,6 +742,11 @@ def test_eval_only_evaluates_the_checkpoints_of_a_run_again(
     assert "paper-2504's evaluation budget, 4096 tokens" in capsys.readouterr().err
     assert run([*base, *evaluation[:-2], "--preset", "paper-2507", "--dry-run"]) == 0
     assert "the run trained with --preset paper-2504" in capsys.readouterr().err
+    # picking the best checkpoint on test is warned of here too (docs audit: only in training)
+    assert run([*base, *evaluation, "--eval-split", "test", "--dry-run"]) == 0
+    assert "--eval-split test picks the best checkpoint on the test split" in (
+        capsys.readouterr().err
+    )
 
 
 def test_checkpoints_are_evaluated_as_the_presets_paper_did() -> None:

@@ -193,12 +193,10 @@ def evaluate(
             # Nothing was scored (the agent failed on its first batch: a missing chat template,
             # a bad device): the corrected command takes the directory over, as a training run
             # that saved nothing does, rather than being refused for the settings it fixes.
-            if not quiet:
-                print(
-                    f"tomgym: note: {directory} holds a run that scored nothing: this run "
-                    "replaces it",
-                    file=sys.stderr,
-                )
+            print(  # said under --quiet too: another run's settings are dropped
+                f"tomgym: note: {directory} holds a run that scored nothing: this run replaces it",
+                file=sys.stderr,
+            )
             old = None
         if (
             old is not None

@@ -169,12 +169,14 @@ def resolve_model_path(model: str) -> str:
 
 
 def missing_local_model(model: str) -> str | None:
-    """Why ``--model`` cannot be the local model it names ("./no_such_model", a file), None
-    for a hub ID, ``smollm2`` or a directory that is there. A path is what starts with "/",
-    "." or "~" (a hub ID is ``org/name``)."""
+    """Why ``--model`` cannot be the local model it names ("./no_such_model", a file, a folder
+    without config.json), None for a hub ID, ``smollm2`` or a model directory. A path is what
+    starts with "/", "." or "~", or is there (``models/mine``); a hub ID is ``org/name``."""
     path = Path(model).expanduser()
-    if not model.startswith(("/", ".", "~")):
+    if model.strip() == "smollm2":
         return None
+    if not model.startswith(("/", ".", "~")) and not path.exists():
+        return None  # a hub ID (org/name); a relative path that is there is checked below
     if not path.exists():
         return (
             f"--model {model}: no such directory (a local model is a directory holding its "
@@ -387,6 +389,7 @@ def evaluate_only(args: argparse.Namespace) -> int:
     check_envs([], args.eval_env, split=None, eval_split=args.eval_split, n=None, env_kwargs={})
     check_eval_agent(args)
     warn_selection_on_held_out(args.eval_env)
+    warn_held_out_training([], None, args.eval_env, args.eval_split, {})  # --eval-split test
     stored = json.loads((out / RUN_CONFIG).read_text("utf-8"))
     recorded = stored_preset_name(stored)
     if args.preset is None and recorded is not None:
