@@ -470,27 +470,39 @@ def test_train_refuses_an_out_that_holds_another_run(
     assert "holds another training run" in capsys.readouterr().err
 
 
-def test_a_changed_rerun_names_the_option_and_may_change_the_eval_envs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The refusal cut each value to 60 characters, so two commands differing in --lr read
-    the same; and adding an --eval-env was refused on OpenRLHF (accepted on TRL) with advice
-    to delete the run."""
+def saved_openrlhf_run(
+    out: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *launched: str,
+) -> list[str]:
+    """A dry-run command's argv, with ``out`` holding the run it describes (launched with the
+    extra options ``launched``) as a real one leaves it: its train_config.json, as the command
+    makes it, and a checkpoint."""
     from tomgym.train import commands
     from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
 
-    out = tmp_path / "run"
     argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
             "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
-    made: list[dict[str, Any]] = []  # the config the run would write, as the command makes it
+    made: list[dict[str, Any]] = []
     monkeypatch.setattr(commands, "check_run_dir", lambda _, config: made.append(config))
-    assert run(argv) == 0
+    assert run([*argv, *launched]) == 0
     monkeypatch.setattr(commands, "check_run_dir", check_run_dir)
     out.mkdir()
     (out / RUN_CONFIG).write_text(json.dumps(made[0]))
     (out / "ckpt" / "global_step4").mkdir(parents=True)
     (out / "ckpt" / "global_step4" / "model.safetensors").write_text("weights")
     capsys.readouterr()
+    return argv
+
+
+def test_a_changed_rerun_names_the_option_and_may_change_the_eval_envs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal cut each value to 60 characters, so two commands differing in --lr read
+    the same; and adding an --eval-env was refused on OpenRLHF (accepted on TRL) with advice
+    to delete the run."""
+    argv = saved_openrlhf_run(tmp_path / "run", monkeypatch, capsys)
     assert run([*argv, "--eval-env", "ToM-HiToM-O2-v0", "--eval-agent", "hf"]) == 0
     capsys.readouterr()
     assert run([*argv, "--lr", "2e-6"]) == 2
@@ -506,21 +518,9 @@ def test_a_rerun_launched_another_way_is_the_same_run(
     """User audit: a rerun after a cluster restart at a new --address, or with another
     interpreter (a moved virtual environment), was refused as another run whose checkpoints
     the error said to delete: the trainer's command was compared launcher and all."""
-    from tomgym.train import commands
-    from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
-
-    out = tmp_path / "run"
-    argv = ["train", "--model", "m", "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
-            "--out", str(out), "--gpus", "1", "--dry-run"]  # fmt: skip
-    made: list[dict[str, Any]] = []
-    monkeypatch.setattr(commands, "check_run_dir", lambda _, config: made.append(config))
-    assert run([*argv, "--address", "http://10.0.0.1:8265"]) == 0
-    monkeypatch.setattr(commands, "check_run_dir", check_run_dir)
-    out.mkdir()
-    (out / RUN_CONFIG).write_text(json.dumps(made[0]))
-    (out / "ckpt" / "global_step4").mkdir(parents=True)
-    (out / "ckpt" / "global_step4" / "model.safetensors").write_text("weights")
-    capsys.readouterr()
+    argv = saved_openrlhf_run(
+        tmp_path / "run", monkeypatch, capsys, "--address", "http://10.0.0.1:8265"
+    )
     assert run([*argv, "--address", "http://10.0.0.9:8265", "--python", "/opt/py/bin/python"]) == 0
     assert run(argv) == 0  # on this machine, without Ray's job submission
     assert run([*argv, "--address", "http://10.0.0.9:8265", "--lr", "2e-6"]) == 2  # not this
