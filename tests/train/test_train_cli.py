@@ -227,6 +227,7 @@ def test_a_trl_checkpoint_cut_short_while_saving_is_neither_resumed_nor_evaluate
         saved = tmp_path / f"checkpoint-{step}"
         saved.mkdir()
         (saved / "config.json").write_text("{}")
+        (saved / "model.safetensors").write_text("weights")
         if complete:
             (saved / checkpoints.TRAINER_STATE).write_text("{}")
     assert checkpoints.last_trainer_checkpoint(tmp_path) == tmp_path / "checkpoint-2"
@@ -242,9 +243,13 @@ def test_a_trl_checkpoint_cut_short_while_saving_is_neither_resumed_nor_evaluate
 
 def test_checkpoints_found_evaluated_and_best_kept(tmp_path: Path) -> None:
     for name in ("global_step16_hf", "global_step8_hf", "final", "global_step24_hf"):
-        (tmp_path / ("ckpt" if name != "final" else "") / name).mkdir(parents=True)
-        (tmp_path / ("ckpt" if name != "final" else "") / name / "config.json").write_text("{}")
+        saved = tmp_path / ("ckpt" if name != "final" else "") / name
+        saved.mkdir(parents=True)
+        (saved / "config.json").write_text("{}")
+        (saved / "model.safetensors").write_text("weights")
     (tmp_path / "ckpt" / "_actor").mkdir()  # a DeepSpeed checkpoint: not evaluated
+    (tmp_path / "ckpt" / "global_step32_hf").mkdir()  # its save cut short: config, no weights
+    (tmp_path / "ckpt" / "global_step32_hf" / "config.json").write_text("{}")
     found = checkpoints.find_checkpoints(tmp_path)
     assert [p.name for p in found] == [
         "global_step8_hf",

@@ -35,10 +35,31 @@ TRAINER_STATE = "trainer_state.json"
 ``checkpoint-N`` without it was cut short (interrupted while saving)."""
 
 
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+
+
+def has_weights(path: Path) -> bool:
+    """Whether a saved model's weights are there: one weights file, or every shard its index
+    names (transformers writes config.json first, so a save cut short may hold only that)."""
+    if any((path / name).is_file() for name in WEIGHT_FILES):
+        return True
+    for name in WEIGHT_INDEXES:
+        try:
+            shards = set(
+                json.loads((path / name).read_text(encoding="utf-8"))["weight_map"].values()
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        return bool(shards) and all((path / str(shard)).is_file() for shard in shards)
+    return False
+
+
 def is_hf_checkpoint(path: Path) -> bool:
-    """A saved model: its config, and for a Trainer's ``checkpoint-N`` its trainer state (the
-    model files of a save cut short may be partial)."""
-    if not (path.is_dir() and (path / "config.json").is_file()):
+    """A saved model: its config and weights (a final/ whose save was cut short was taken as a
+    finished run, and its evaluation failed to load it), and for a Trainer's ``checkpoint-N``
+    its trainer state (the model files of a save cut short may be partial)."""
+    if not (path.is_dir() and (path / "config.json").is_file() and has_weights(path)):
         return False
     return not path.name.startswith("checkpoint-") or (path / TRAINER_STATE).is_file()
 

@@ -98,7 +98,6 @@ def the_runs_identity(config: Any) -> Any:
         command = command[command.index("--") + 1 :]
     if len(command) > 1 and command[1] == "-m":
         command = command[1:]  # the interpreter: a path of this machine
-    command = list(command)
     for flag in LAUNCHER_PATHS:
         if flag in command[:-1]:
             at = command.index(flag) + 1
@@ -196,34 +195,13 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
-
-
-def has_weights(path: Path) -> bool:
-    """Whether a saved model's weights are there: one weights file, or every shard its index
-    names (transformers writes config.json first, so a save cut short may hold only that)."""
-    if any((path / name).is_file() for name in WEIGHT_FILES):
-        return True
-    for name in WEIGHT_INDEXES:
-        try:
-            shards = set(
-                json.loads((path / name).read_text(encoding="utf-8"))["weight_map"].values()
-            )
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            continue
-        return bool(shards) and all((path / str(shard)).is_file() for shard in shards)
-    return False
-
-
 def is_finished(out: Path) -> bool:
     """Whether the run saved its final model whole (training again would only add steps). A
     final/ cut short (config.json without the weights) is not finished: the rerun trains on
-    from its last checkpoint and saves it again, where it was taken as done and its
-    evaluation failed to load it."""
+    from its last checkpoint and saves it again (see ``checkpoints.is_hf_checkpoint``)."""
     from tomgym.train.checkpoints import is_hf_checkpoint
 
-    return is_hf_checkpoint(out / "final") and has_weights(out / "final")
+    return is_hf_checkpoint(out / "final")
 
 
 FINISHED_NOTE = (
