@@ -991,3 +991,44 @@ def test_training_on_fewer_items_than_asked_says_so(
     assert "serves 120 items here, fewer than --n 500: it trains on those 120" in err
     assert run([*argv[:-6], "100", *argv[-5:]]) == 0
     assert "fewer than --n" not in capsys.readouterr().err
+
+
+def test_budgets_beyond_the_models_context_are_refused_before_the_cluster_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Audit: --max-new-tokens 100000000 was accepted; vLLM refuses a max_model_len over the
+    model's context only once Ray is up and the model loaded. The tiny model keeps SmolLM2's
+    config: 8,192 positions."""
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.cli import main
+
+    model = tiny_llama(tmp_path / "model")
+    argv = ["train", "--model", str(model), "--train-env", "ToM-HiToM-O1-v0", "--n", "4",
+            "--out", str(tmp_path / "run"), "--dry-run"]  # fmt: skip
+    assert main([*argv, "--max-new-tokens", "7169"]) == 2  # with the 1,024-token prompt budget
+    err = capsys.readouterr().err
+    assert "make 8193 tokens, more than " in err and "context of 8192" in err
+    assert "lower --max-new-tokens to 7168 or less" in err
+    assert main([*argv, "--max-new-tokens", "7168"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1")  # vLLM's own way past its check
+    assert main([*argv, "--max-new-tokens", "7169"]) == 0
+
+
+def test_a_long_prompt_count_says_how_long_it_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """Audit: a dry run with --n 100000000000 counted prompts for days without a word."""
+    transformers = pytest.importorskip("transformers")
+    from tomgym.agents.hf import smollm2_path
+
+    from tomgym.train.export import env_rows
+    from tomgym.train.prompt_budget import ESTIMATE_AFTER, check_prompt_budget
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(smollm2_path()[0])
+    rows = list(env_rows("ToM-HiToM-O1-v0", "train", ESTIMATE_AFTER + 1))
+    assert check_prompt_budget(tokenizer, rows, 4096, total=10**11) > 0
+    said = capsys.readouterr().err
+    assert said.startswith("# counting the tokens of 100,000,000,000 training prompts takes about")
+    assert "days here" in said and "--n sets how many" in said
+    check_prompt_budget(tokenizer, rows, 4096, total=len(rows))  # seconds: nothing to say
+    assert capsys.readouterr().err == ""

@@ -255,7 +255,14 @@ def _train_openrlhf(args: argparse.Namespace) -> int:
     )
     # OpenRLHF loads --model itself: the bundled model's alias is a directory by now.
     model = resolve_model_path(args.model)
-    check_training_prompts(args, model, env_kwargs, preset.prompt_max_tokens)
+    check_training_prompts(
+        args,
+        model,
+        env_kwargs,
+        preset.prompt_max_tokens,
+        response_tokens=preset.response_max_tokens,
+        rows=rows,
+    )
     out = Path(args.out).resolve()  # one run however --out is spelt
     gpus = args.gpus if args.gpus is not None else detect_gpus()
     if gpus < 1:
@@ -339,16 +346,29 @@ def _run_openrlhf(
 
 
 def check_training_prompts(
-    args: argparse.Namespace, model: str, env_kwargs: dict[str, Any], budget: int
+    args: argparse.Namespace,
+    model: str,
+    env_kwargs: dict[str, Any],
+    budget: int,
+    *,
+    response_tokens: int,
+    rows: int,
 ) -> None:
     """Refuse training prompts longer than OpenRLHF's prompt budget (tomgym.train.
     prompt_budget), counted with ``model``'s tokenizer (``--model`` resolved); where it cannot
     be loaded here (a hub model not in the local cache, in a dry run), say that they were not
-    counted."""
+    counted. First, the two budgets together must fit the model's context (where its config is
+    here to say it)."""
     from tomgym.prompts import PREFILL
     from tomgym.train.export import env_rows
-    from tomgym.train.prompt_budget import check_prompt_budget, hub_offline, load_tokenizer
+    from tomgym.train.prompt_budget import (
+        check_context,
+        check_prompt_budget,
+        hub_offline,
+        load_tokenizer,
+    )
 
+    check_context(model, budget, response_tokens, shown=args.model)
     tokenizer, why = load_tokenizer(model, offline=True)
     if tokenizer is None and not args.dry_run and not hub_offline():
         tokenizer, why = load_tokenizer(model, offline=False)
@@ -356,12 +376,12 @@ def check_training_prompts(
         print(f"# training prompt lengths not checked: {why}", file=sys.stderr)
         return
     prefill = PREFILL if env_kwargs.get("prefill_think") else ""
-    rows = (
+    prompts = (
         {**row, "prefill": prefill}
         for env_id in args.train_env
         for row in env_rows(env_id, args.split, args.n, **env_kwargs)
     )
-    longest = check_prompt_budget(tokenizer, rows, budget)
+    longest = check_prompt_budget(tokenizer, prompts, budget, total=rows)
     print(f"# longest training prompt: {longest} of {budget} tokens", file=sys.stderr)
 
 
