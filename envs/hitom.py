@@ -150,6 +150,10 @@ class HiToMEnv(ToMEnv):
     family = "hitom"
     ARGUMENT_ALIASES = ARGUMENT_ALIASES
 
+    def canonical_argument(self, key: str, value: Any) -> Any:
+        """``debiased=True`` is the scheme ``"reality"``."""
+        return "reality" if key == "debiased" and value is True else value
+
     def build_source(  # type: ignore[override]
         self,
         *,

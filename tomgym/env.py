@@ -8,7 +8,7 @@ import difflib
 import inspect
 import numbers
 import warnings
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -51,7 +51,6 @@ class SplitNotFoundError(EnvArgumentError):
     """The env's items have splits, but none of the one asked for. Unlike an env without
     splits (a plain ValueError), it must not be replaced by the env's whole item list: that
     would serve the other splits' items (the test items, when training asked for ``train``)."""
-
 
 
 @contextlib.contextmanager
@@ -196,19 +195,26 @@ class HeldOutDataWarning(UserWarning):
     ``tomgym train``)."""
 
 
-def warn_if_redefined(tom_id: str, given: Mapping[str, Any]) -> None:
+def warn_if_redefined(
+    tom_id: str,
+    given: Mapping[str, Any],
+    canonical: Callable[[str, Any], Any] | None = None,
+) -> None:
     """Warn when a held-out ID is made with another value for an argument its registration
     fixes (``gym.make("ToM-HiToM-O4-v0", orders=(0,))``): it then serves other items, which
-    its spec and ``info["env_id"]`` still call held out."""
+    its spec and ``info["env_id"]`` still call held out. ``canonical(key, value)`` is the
+    family's way of writing a value, where two spellings are one (Hi-ToM's ``debiased=True``
+    and ``"reality"``)."""
     spec = get_spec(tom_id)
     if not spec.held_out:
         return
+    same = canonical or (lambda _key, value: value)
     changed = {
         key: value
         for key, value in given.items()
         if key in spec.kwargs
         and key != "split"
-        and _plain(value) != _plain(spec.kwargs[key])
+        and _plain(same(key, value)) != _plain(same(key, spec.kwargs[key]))
         and not _narrows(value, spec.kwargs[key])
     }
     if changed:
@@ -401,7 +407,7 @@ class ToMEnv(gym.Env[str, str]):
             given = f" with {source_kwargs}" if source_kwargs else ""
             raise ValueError(f"{self.label} serves no items{given}: nothing to reset to")
         if tom_id is not None:  # once the arguments are known to be good
-            warn_if_redefined(tom_id, source_kwargs)
+            warn_if_redefined(tom_id, source_kwargs, self.canonical_argument)
         family = self.prompt_family
         if self.reward_spec.trace_weight > 0 and family not in TRACE_REWARD_FAMILIES:
             warnings.warn(
@@ -482,6 +488,12 @@ class ToMEnv(gym.Env[str, str]):
         )
 
     # --- what a family overrides -------------------------------------------------------
+    def canonical_argument(self, key: str, value: Any) -> Any:
+        """``value`` of the source argument ``key`` as the family writes it, where two
+        spellings pick the same items (compared when a held-out ID is made with arguments).
+        Families with such spellings override this."""
+        return value
+
     def build_source(self, **source_kwargs: Any) -> ItemSource:
         """The items this env serves. Families override this; the base serves registered items,
         all of them or (``split=``) those of one split, as each item's ``split`` field says."""

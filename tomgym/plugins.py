@@ -4,7 +4,8 @@ A plugin's entry point names a callable (called with no arguments) or a module (
 registers its envs). A broken plugin is logged and skipped, with what it registered (or
 replaced) before it failed undone; the others still load. Plugins load in the order of their
 entry-point names: where two register one env ID, the first keeps it and the second fails,
-naming the first.
+naming the first, unless the second passes ``overwrite=True`` (then it replaces the first's,
+with a logged warning, and messages name it as the owner).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
             if not callable(target):
                 raise TypeError(f"{ep.value} is neither a module nor a callable")
             target()
-    except Exception as exc:  # a plugin may raise anything; isolate it
+    except (Exception, SystemExit) as exc:  # a plugin may raise anything; isolate it
+        # (a plugin's sys.exit() ended `import tomgym`, and every command, without a word)
         restore_registry(state)  # half a plugin's envs would pass for all of them
         error = f"{type(exc).__name__}: {exc}"
         said = set(_ENV_ID.findall(str(exc)))
@@ -87,7 +89,7 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
         )
     PLUGIN_ENVS.update(added)
     owner = f"plugin {ep.name!r}" + (f" of the package {dist}" if dist else "")
-    _OWNERS.update(dict.fromkeys(added, owner))
+    _OWNERS.update(dict.fromkeys([*added, *(i for i in changed if i in now)], owner))
     return PluginResult(ep.name, ep.value, dist, ok=True, registered=added)
 
 

@@ -215,6 +215,7 @@ def register_tom_env(
             raise ValueError(
                 f"{env_id}: entry_point must look like 'module:Class', got {entry_point!r}"
             )
+        _check_entry_class(env_id, entry_point)
         entry = entry_point
         is_procedural = size is None if procedural is None else procedural
     try:
@@ -367,6 +368,36 @@ def registry_generation() -> int:
     return _GENERATION[0]
 
 
+def _check_entry_class(env_id: str, entry_point: str) -> None:
+    """``entry_point`` imports and names a ToMEnv subclass. Checked when registered: a class
+    of another kind (a Gymnasium env) or a missing module was listed as an env, and every
+    make of it then failed on an error naming neither the ID nor the registration."""
+    import importlib
+
+    from tomgym.env import ToMEnv
+
+    module_name, _, attribute = entry_point.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # a missing module or one that fails on import
+        raise ValueError(
+            f"{env_id}: entry_point {entry_point!r}: cannot import {module_name} "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+    target: Any = module
+    for part in attribute.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            raise ValueError(
+                f"{env_id}: entry_point {entry_point!r}: {module_name} has no {attribute}"
+            )
+    if not (isinstance(target, type) and issubclass(target, ToMEnv)):
+        raise ValueError(
+            f"{env_id}: entry_point {entry_point!r} is not a subclass of tomgym.ToMEnv (an env "
+            "of items or a generator needs no class: pass items= or generator=)"
+        )
+
+
 def _is_tom_entry(env_id: str) -> bool:
     """Whether Gymnasium's entry for ``env_id`` was made by ``register_tom_env`` (it passes
     ``tom_id``), for instance before this module was reloaded."""
@@ -396,6 +427,11 @@ def _check_id(env_id: str) -> None:
         raise ValueError(f"{env_id!r} is not a valid Gymnasium env ID: {exc}") from None
     if version is None:
         raise ValueError(f"{env_id!r}: ToM env IDs end with a version, e.g. 'My-ToM-v0'")
+    if ":" in env_id:  # gym.make("my:Bar-v0") imports the module "my" first
+        raise ValueError(
+            f"{env_id!r}: an env ID cannot hold ':', which gym.make reads as 'module:ID' (the "
+            "module to import first); write the ID without it"
+        )
     canonical = get_env_id(namespace, name, version)
     if canonical != env_id:
         raise ValueError(

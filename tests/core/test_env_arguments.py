@@ -300,6 +300,10 @@ def test_a_held_out_id_made_to_serve_other_items_warns() -> None:
         gym.make("ToM-HiToM-O1-v0", orders=(3,))  # not held out: an ordinary argument
         # some of a held-out ID's own items, all held out (red team: these warned)
         gym.make("ToM-ToMi-Debiased-v0", question_types=("second_order",))
+        # debiased=True is the scheme "reality" (plugin audit: this warned)
+        gym.make("ToM-HiToM-O2-Debiased-v0", debiased="reality")
+    with pytest.warns(HeldOutRedefinedWarning, match="'positions'"):
+        gym.make("ToM-HiToM-O2-Debiased-v0", debiased="positions")
 
 
 def test_some_of_a_held_out_releases_items_do_not_warn(data_root: object) -> None:

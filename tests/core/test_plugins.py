@@ -112,6 +112,30 @@ def test_a_plugin_taking_another_ones_env_id_fails_whole_naming_the_first(
     assert env.current_item is not None and env.current_item.id == "p0"
 
 
+EXITS = "import sys\n\ndef register():\n    sys.exit(3)\n"
+
+
+def test_a_plugin_calling_sys_exit_fails_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plugin audit: a plugin's sys.exit(3) ended `import tomgym` (and every command) with
+    status 3 and not a word."""
+    (tmp_path / "tomgym_testplugin_exits.py").write_text(EXITS, encoding="utf-8")
+    info = tmp_path / "tomgym_testexits-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tomgym-testexits\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[tomgym.test-exits]\nexits = tomgym_testplugin_exits:register\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
+    (result,) = load_plugins("tomgym.test-exits")
+    assert not result.ok and result.error == "SystemExit: 3"
+    monkeypatch.delitem(sys.modules, "tomgym_testplugin_exits", raising=False)
+
+
 def test_plugins_can_be_switched_off(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOMGYM_NO_PLUGINS", "1")
     assert load_plugins(GROUP, force=True) == []

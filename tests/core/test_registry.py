@@ -114,6 +114,15 @@ def test_a_version_with_a_leading_zero_is_refused_not_stored_over_another_id(
     assert written not in [spec.id for spec in tomgym.list_envs()]
 
 
+@pytest.mark.parametrize("env_id", ["tomgym:Foo-v0", "my:Bar-v0"])
+def test_an_id_holding_a_colon_is_refused(env_id: str) -> None:
+    """Plugin audit: "my:Bar-v0" was registered and listed, but gym.make reads "my:" as a
+    module to import first, and tomgym.make suggested the very ID that failed."""
+    with pytest.raises(ValueError, match="an env ID cannot hold ':'"):
+        tomgym.register_tom_env(env_id, items=ITEMS)
+    assert env_id not in [spec.id for spec in tomgym.list_envs()]
+
+
 def test_unknown_id_suggests_nearest() -> None:
     with pytest.raises(UnknownEnvError, match="Did you mean: ToM-HiToM-O4-v0"):
         get_spec("ToM-HiToM-04-v0")
@@ -184,6 +193,13 @@ def test_refuses_to_replace_another_packages_gym_env() -> None:
         ({"generator": lambda i: ITEMS[0], "max_prompt_chars": True}, "positive int, got True"),
         ({"entry_point": "tomgym.env:ToMEnv", "size": "3"}, "size must be .* got '3'"),
         ({"entry_point": 5}, "entry_point must look like 'module:Class', got 5"),
+        # plugin audit: these were listed as envs that no make could build
+        (
+            {"entry_point": "gymnasium.envs.classic_control.cartpole:CartPoleEnv", "size": 3},
+            "is not a subclass of tomgym.ToMEnv",
+        ),
+        ({"entry_point": "no_such_module_x:Env"}, "cannot import no_such_module_x"),
+        ({"entry_point": "tomgym.env:NoSuchEnv"}, "tomgym.env has no NoSuchEnv"),
         ({"items": ITEMS, "held_out_from": "ToM-HiToM-v0"}, "held_out_from must be a sequence"),
     ],
 )
