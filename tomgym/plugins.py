@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import types
+import warnings
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
@@ -58,11 +59,22 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
     before = {s.id for s in list_envs()}
     state = registry_state()
     try:
-        target = ep.load()
-        if not isinstance(target, types.ModuleType):
-            if not callable(target):
-                raise TypeError(f"{ep.value} is neither a module nor a callable")
-            target()
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("default")
+            target = ep.load()
+            if not isinstance(target, types.ModuleType):
+                if not callable(target):
+                    raise TypeError(f"{ep.value} is neither a module nor a callable")
+                target()
+        for warning in raised:  # said once, naming the plugin (they load before any CLI setup)
+            logger.warning(
+                "tomgym plugin %r (%s, from %s): %s: %s",
+                ep.name,
+                ep.value,
+                dist,
+                warning.category.__name__,
+                warning.message,
+            )
     except (Exception, SystemExit) as exc:  # a plugin may raise anything; isolate it
         # (a plugin's sys.exit() ended `import tomgym`, and every command, without a word)
         restore_registry(state)  # half a plugin's envs would pass for all of them

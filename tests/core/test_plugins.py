@@ -113,27 +113,40 @@ def test_a_plugin_taking_another_ones_env_id_fails_whole_naming_the_first(
 
 
 EXITS = "import sys\n\ndef register():\n    sys.exit(3)\n"
+WARNS = "import warnings\n\ndef register():\n    warnings.warn('column x is not mapped')\n"
 
 
-def test_a_plugin_calling_sys_exit_fails_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_plugin_calling_sys_exit_fails_alone_and_one_warning_names_its_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Plugin audit: a plugin's sys.exit(3) ended `import tomgym` (and every command) with
     status 3 and not a word."""
     (tmp_path / "tomgym_testplugin_exits.py").write_text(EXITS, encoding="utf-8")
+    (tmp_path / "tomgym_testplugin_warns.py").write_text(WARNS, encoding="utf-8")
     info = tmp_path / "tomgym_testexits-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: tomgym-testexits\nVersion: 0.1\n", encoding="utf-8"
     )
     (info / "entry_points.txt").write_text(
-        "[tomgym.test-exits]\nexits = tomgym_testplugin_exits:register\n", encoding="utf-8"
+        "[tomgym.test-exits]\nexits = tomgym_testplugin_exits:register\n"
+        "warns = tomgym_testplugin_warns:register\n",
+        encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
-    (result,) = load_plugins("tomgym.test-exits")
-    assert not result.ok and result.error == "SystemExit: 3"
-    monkeypatch.delitem(sys.modules, "tomgym_testplugin_exits", raising=False)
+    with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
+        exits, warns = load_plugins("tomgym.test-exits")
+    assert not exits.ok and exits.error == "SystemExit: 3"
+    # a plugin's warning is logged once, naming the plugin (it printed in Python's two-line
+    # form at every command's start, naming neither)
+    assert warns.ok
+    assert (
+        "tomgym plugin 'warns' (tomgym_testplugin_warns:register, from tomgym-testexits): "
+        "UserWarning: column x is not mapped" in caplog.text
+    )
+    for name in ("tomgym_testplugin_exits", "tomgym_testplugin_warns"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
 
 
 def test_plugins_can_be_switched_off(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:

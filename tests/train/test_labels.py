@@ -127,6 +127,27 @@ def test_a_refused_held_out_or_unknown_split_is_an_error_not_the_default_items()
         open_labelled_env("ToM-OpenToM-v0", "test", {})
 
 
+def test_split_all_of_an_env_without_splits_is_the_whole_env(tmp_path: Path) -> None:
+    """Plugin audit: --split train on a generator env fell back to its own items, --split all
+    (all of them, by name) was an error."""
+    env_id = "Test-No-Splits-v0"
+    tomgym.register_tom_env(
+        env_id,
+        generator=lambda i: {"id": f"g{i}", "story": "Ann put the pen in the box.",
+                             "question": "Where is the pen?", "answer": "box",
+                             "candidates": ["box", "bag"]},  # fmt: skip
+        max_prompt_chars=200,
+    )
+    try:
+        path = export_dataset([env_id], "all", 3, "openrlhf", tmp_path / "rows.jsonl")
+        labels = [decode_label(json.loads(line)["label"]) for line in path.read_text().split("\n")
+                  if line]  # fmt: skip
+        assert [label.index for label in labels] == [0, 1, 2]
+        assert all("split" not in label.kwargs for label in labels)
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
 def test_labels_of_an_env_registered_with_another_reward_keep_its_minimum(tmp_path: Path) -> None:
     """A plugin env whose default reward is tomrl: its labels record the spec, so a reward
     worker without the plugin (the env unknown there) gives unusable samples tomrl's -3, never

@@ -177,8 +177,9 @@ def open_labelled_env(
     """The (cached) env that labels with these arguments rebuild, and the kwargs it was made with.
 
     ``split`` is tried when ``kwargs`` has none. Only the training split, ``train`` (the
-    default of every exporter), falls back: an env that takes no split, or has no ``train``
-    (a release without splits), is then made without one and used whole, with a logged note.
+    default of every exporter), and ``all`` fall back: an env that takes no split, or has no
+    ``train`` (a release without splits), is then made without one and used whole (which is
+    all of it), with a logged note.
     Any other split it refuses is an error: asking for ``val`` or ``test`` and getting the
     env's default (often ``train``) items would be worse than stopping. The returned kwargs
     are the JSON form a label records, so the reward path remakes exactly this env.
@@ -222,7 +223,7 @@ def _open_env(
     try:
         return env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=with_split)), with_split
     except (TypeError, ValueError) as exc:
-        if split != TRAIN_SPLIT or isinstance(exc, SplitNotFoundError):
+        if split not in (TRAIN_SPLIT, "all") or isinstance(exc, SplitNotFoundError):
             raise  # an env with other splits but no train items: its whole list holds them
         try:
             env = env_for(EpisodeLabel(env_id=env_id, index=0, kwargs=base))
