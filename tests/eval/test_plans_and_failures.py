@@ -143,6 +143,20 @@ def test_bad_temperature_fails_before_the_agent_is_built(
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("agent", ["hf:", "smollm2-typo", "hf:/no/such/model/dir"])
+def test_a_bad_agent_spec_leaves_no_out_behind(tmp_path: Path, agent: str) -> None:
+    """Audit: `--agent hf:` failed with a clear error but left an --out holding only the lock
+    file (the spec was read while the run's metadata was made, after the lock)."""
+    with pytest.raises((ValueError, KeyError, FileNotFoundError)):
+        evaluate(agent, [ENV], n=2, out=tmp_path / "run", quiet=True)
+    assert not (tmp_path / "run").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()  # a directory the user made is left as it was (with the lock file only)
+    with pytest.raises((ValueError, KeyError, FileNotFoundError)):
+        evaluate(agent, [ENV], n=2, out=kept, quiet=True)
+    assert kept.is_dir()
+
+
 def test_an_unusable_out_fails_before_the_agent_is_built(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -180,7 +181,7 @@ def evaluate(
     directory = Path(out)
     created = not directory.exists()
     prepare_out(directory)
-    with directory_lock(directory):
+    with removed_if_left_empty(directory, created), directory_lock(directory):
         old = read_metadata(directory)
         results = directory / RESULTS_FILE
         if old is None and results.is_file() and results.stat().st_size:
@@ -271,13 +272,7 @@ def evaluate(
         if distributed and isinstance(agent, str) and any(pending.values()):
             options = pinned_for_workers(directory, agent, options, old)
         if any(pending.values()) and built is None and not distributed:
-            try:
-                built = make_agent(agent, **options) if isinstance(agent, str) else None
-            except BaseException:
-                if created and all(p.name == LOCK_FILE for p in directory.iterdir()):
-                    (directory / LOCK_FILE).unlink(missing_ok=True)  # none without fcntl
-                    directory.rmdir()  # a misspelt agent leaves no empty --out behind
-                raise
+            built = make_agent(agent, **options) if isinstance(agent, str) else None
         if built is not None:
             described = built.describe()
             moved = revision_conflict(old.agent_description, described) if old else None
@@ -443,6 +438,20 @@ def refuse_run_settings(agent_options: Mapping[str, Any]) -> None:
             f"agent option {', '.join(own)}: give it as its own argument (--temperature, "
             "--max-new-tokens, --seed, --batch-size), which the run records"
         )
+
+
+@contextlib.contextmanager
+def removed_if_left_empty(directory: Path, created: bool) -> Iterator[None]:
+    """A run that fails before writing anything (a misspelt agent, a bad model spec) leaves no
+    ``--out`` behind that it created, not even one holding only its lock file."""
+    try:
+        yield
+    except BaseException:
+        left = directory.iterdir() if created and directory.is_dir() else None
+        if left is not None and all(p.name == LOCK_FILE for p in left):
+            (directory / LOCK_FILE).unlink(missing_ok=True)  # none without fcntl
+            directory.rmdir()
+        raise
 
 
 def run_metadata(
