@@ -218,11 +218,18 @@ def check_agent_options(spec: str, options: dict[str, Any]) -> None:
     known = (*SAMPLING_OPTIONS, *agent_options(spec))
     unknown = sorted(k for k in options if k not in known)
     if unknown:
+        own = [k for k in known if k in RUN_ARGUMENTS]
+        others = [k for k in known if k not in RUN_ARGUMENTS]
         raise ValueError(
             f"agent {spec!r} takes no option {', '.join(map(repr, unknown))}; its options: "
-            + ", ".join(known)
+            f"{', '.join(others)}, and the run's {', '.join(own)} (on the command line their "
+            f"own flags: {', '.join('--' + k.replace('_', '-') for k in own)}, not "
+            "--agent-option)"
         )
 
+
+RUN_ARGUMENTS = ("temperature", "max_new_tokens", "seed", "batch_size")
+"""Agent settings that an evaluation takes as arguments (and flags) of its own."""
 
 RULE_BASED = ("oracle", "random", "heuristic")
 """Kinds of agent that generate no text: they cost nothing to build (:func:`check_agent_spec`

@@ -185,6 +185,9 @@ def test_agent_options_reach_the_agent_are_checked_and_belong_to_the_run(
     assert main([*argv[:-3], "--agent-option", "fit_itmes=20", *argv[-3:]]) == 2
     err = capsys.readouterr().err
     assert "takes no option 'fit_itmes'" in err and "fit_items" in err and not out.exists()
+    # the run's own settings are named with their flags, not as --agent-option keys (audit)
+    assert "and the run's temperature, max_new_tokens, seed, batch_size" in err
+    assert "their own flags: --temperature, --max-new-tokens, --seed, --batch-size" in err
     assert main([*argv, "--agent-option", "fit_items=20"]) == 0
     assert json.loads((out / "metadata.json").read_text())["agent_options"] == {"fit_items": 20}
     assert main([*argv, "--agent-option", "fit_items=30"]) == 2

@@ -12,7 +12,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from tomgym.agents.base import RUN_SETTINGS, Agent, check_agent_options, make_agent
+from tomgym.agents.base import (
+    RUN_ARGUMENTS,
+    RUN_SETTINGS,
+    Agent,
+    check_agent_options,
+    make_agent,
+)
 from tomgym.eval.metrics import Summary, summarise
 from tomgym.eval.rejudge import answers_the_prompt_only, judged_again, rejudged
 from tomgym.eval.resume import (
@@ -427,7 +433,7 @@ def sampling_of(
     }
 
 
-OWN_ARGUMENTS = ("temperature", "max_new_tokens", "seed", "batch_size")
+OWN_ARGUMENTS = RUN_ARGUMENTS
 """Agent settings that ``evaluate`` takes as arguments of its own, recorded by the run."""
 
 
