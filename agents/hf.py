@@ -412,7 +412,13 @@ def checked_device(torch: Any, device: Any) -> str | None:
             f"hf agent option device={device!r} is not a torch device "
             f"(cpu, cuda, cuda:1, mps): {exc}"
         ) from None
+    if parsed.type != "cpu" and not hasattr(getattr(torch, parsed.type, None), "is_available"):
+        raise ValueError(  # "meta" holds no weights; "hpu", "xla": no backend in this torch
+            f"hf agent option device={device!r}: this torch cannot run a model on "
+            f"{parsed.type!r}; use cpu, cuda, cuda:N, mps or xpu"
+        )
     count = {"cuda": torch.cuda.device_count, "mps": lambda: int(torch.backends.mps.is_available())}
+    count["xpu"] = torch.xpu.device_count if hasattr(torch, "xpu") else lambda: 0
     if parsed.type in count:
         available = count[parsed.type]()
         if not available or (parsed.index is not None and parsed.index >= available):

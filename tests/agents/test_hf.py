@@ -197,6 +197,8 @@ def test_a_missing_local_model_path_is_named_not_sent_to_the_hub(tmp_path: Path)
         ("dtype=int8", "dtype='int8' is not a torch floating-point type"),
         ("device=gpu", "device='gpu' is not a torch device"),
         ("device=cuda:99", "this machine's torch sees"),
+        ("device=meta", "this torch cannot run a model on 'meta'"),  # audit: it passed
+        ("device=xpu", "this machine's torch sees 0 xpu device(s)"),
     ],
 )
 def test_a_bad_device_or_dtype_is_one_line_before_the_model_loads(
