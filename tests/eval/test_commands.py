@@ -60,6 +60,48 @@ def test_leaderboard_runs_a_suite(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert (tmp_path / "runs" / "heuristic_first" / "results.jsonl").exists()
 
 
+def test_a_suite_board_holds_every_agent_run_into_its_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Report audit: a second command into the same --out rewrote the board with its one
+    agent's row; and --agents "" (an unset shell variable) ran every default agent."""
+    from tomgym.cli import main
+
+    argv = ["leaderboard", "--suite", "quick", "--n", "2", "--out", str(tmp_path), "--quiet"]
+    assert main([*argv, "--agents", ""]) == 2
+    assert "--agents '' names no agent" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+    assert main([*argv, "--agents", "heuristic:first"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--agents", "random"]) == 0
+    captured = capsys.readouterr()
+    assert "| heuristic:first |" in captured.out and "| random |" in captured.out
+    assert "also tabulated, run into this --out before: " in captured.err
+    board = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert sorted(row["agent"] for row in board["rows"]) == ["heuristic:first", "random"]
+
+
+def test_agents_sharing_a_folder_name_get_their_own_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Report audit: openai:模型@URL and openai:型号@URL (and hf:org/model, hf:org_model)
+    were sent to one folder; the second was refused after the first had run."""
+    from tomgym.eval.leaderboard import run_folder_names
+    from tomgym.eval.runner import evaluate
+
+    a, b = "openai:模型@http://127.0.0.1:9/v1", "openai:型号@http://127.0.0.1:9/v1"
+    folders = run_folder_names(tmp_path, [a, b, a])
+    assert folders[a] != folders[b]
+    assert {folders[a].parent, folders[b].parent} == {tmp_path / "runs"}
+    assert f"{a}, {b} share the folder name openai_http_127.0.0.1_9_v1" in capsys.readouterr().err
+    assert run_folder_names(tmp_path, [a, b]) == folders  # the same folders every time
+    # the plain folder already holding one of them stays that one's
+    plain = tmp_path / "runs" / "heuristic_first"
+    evaluate("heuristic:first", ["ToM-HiToM-O1-v0"], n=1, out=plain, quiet=True)
+    again = run_folder_names(tmp_path, ["heuristic/first", "heuristic:first"])
+    assert again["heuristic:first"] == plain and again["heuristic/first"] != plain
+
+
 def test_eval_needs_envs_or_suite(tmp_path: Path) -> None:
     assert run_cli("eval", "--agent", "random", "--out", str(tmp_path)) == 2
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
@@ -157,12 +159,32 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         return 2
     if args.suite:
         agents = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
-        agents = agents or load_suite(args.suite).agents
+        if args.agents is not None and not agents:  # an unset shell variable ran every agent
+            print(
+                f"tomgym leaderboard: error: --agents {args.agents!r} names no agent: give "
+                "comma-separated specs, or leave --agents out for the suite's own agents",
+                file=sys.stderr,
+            )
+            return 2
+        suite = load_suite(args.suite)
+        agents = agents or suite.agents
         try:
             board = run_suite(args.suite, agents, args.out, **_sampling(args))
         except RuntimeError as exc:
             print(f"tomgym leaderboard: {exc}", file=sys.stderr)
             return 2
+        earlier = earlier_suite_runs(
+            args.out, suite.name, [*(r.directory for r in board.rows), *(args.dirs or [])]
+        )
+        if earlier:  # a board that one agent's run into the same --out shrank to its one row
+            stopped = board.stopped
+            board = collect([*(r.directory for r in board.rows), *earlier])
+            board.stopped = stopped
+            print(
+                f"tomgym leaderboard: note: also tabulated, run into this --out before: "
+                f"{', '.join(str(d) for d in earlier)} (delete a run folder to drop its row)",
+                file=sys.stderr,
+            )
         errors: dict[str, int] = {}
         for row in board.rows:
             for message, count in row.agent_errors.items():
@@ -201,6 +223,26 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if "plots_skipped" in written:
         print(written["plots_skipped"], file=sys.stderr)
     return status
+
+
+def earlier_suite_runs(out: str, suite: str, ran: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """Run folders under ``out/runs`` of this suite that this command did not run (an earlier
+    command's agents): the board of a suite directory holds every agent run into it."""
+    from tomgym.eval.store import RunFileError, read_metadata
+
+    runs = Path(out) / "runs"
+    done = {Path(d).resolve() for d in ran}
+    found = []
+    for directory in sorted(runs.iterdir()) if runs.is_dir() else []:
+        if not directory.is_dir() or directory.resolve() in done:
+            continue
+        try:
+            metadata = read_metadata(directory)
+        except RunFileError:
+            continue  # not tabulated: a damaged run is named when given by hand
+        if metadata is not None and metadata.suite == suite:
+            found.append(directory)
+    return found
 
 
 _NOT_RUN_OPTIONS = frozenset({"command", "handler", "dirs", "suite", "out", "quiet", "debug",

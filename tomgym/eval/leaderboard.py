@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -922,13 +923,44 @@ def safe_name(agent: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", agent).strip("_") or "agent"
 
 
-def suite_run_directory(out: Path, agent: str, claimed: set[Path]) -> Path:
+def run_folder_names(out: Path, agents: Sequence[str]) -> dict[str, Path]:
+    """``out/runs/<safe_name(agent)>`` for each agent; where two agents of one command share
+    that name (``hf:org/model`` and ``hf:org_model``, names in another script), each gets
+    the name followed by a digest of its spec, unless the plain folder already holds its run.
+    Said in a note: before, the second agent was refused after the first had run."""
+    by_name: dict[str, list[str]] = {}
+    for agent in dict.fromkeys(agents):
+        by_name.setdefault(safe_name(agent), []).append(agent)
+    folders: dict[str, Path] = {}
+    for name, specs in by_name.items():
+        plain = out / "runs" / name
+        if len(specs) == 1:
+            folders[specs[0]] = plain
+            continue
+        try:
+            stored = read_metadata(plain)
+        except RunFileError:
+            stored = None
+        owner = stored.agent if stored is not None else None
+        for spec in specs:
+            digest = hashlib.sha256(spec.encode("utf-8")).hexdigest()[:8]
+            folders[spec] = plain if spec == owner else out / "runs" / f"{name}-{digest}"
+        print(
+            f"tomgym leaderboard: note: {', '.join(specs)} share the folder name {name}: "
+            + "; ".join(f"{spec} runs in {folders[spec]}" for spec in specs),
+            file=sys.stderr,
+        )
+    return folders
+
+
+def suite_run_directory(out: Path, agent: str, claimed: set[Path], own: Path | None = None) -> Path:
     """``out/runs/<agent>``, or the run there of the same agent under an earlier spec: a
     served model whose URL changed (``127.0.0.1`` -> ``localhost``, a new port after a
     restart) is the same agent (``store.agent_identity``), and its finished items were asked
     all over again in a new directory. A directory another agent of this command names
-    (two servers of one model name, compared) is never taken."""
-    own = out / "runs" / safe_name(agent)
+    (two servers of one model name, compared) is never taken. ``own``: the agent's folder
+    as :func:`run_folder_names` names it."""
+    own = own or out / "runs" / safe_name(agent)
     identity = agent_identity(agent)
     if own.exists() or identity == agent or not (out / "runs").is_dir():
         return own
@@ -981,9 +1013,10 @@ def run_suite(
     directories = []
     stopped: dict[str, str] = {}
     stopped_in: list[str] = []
-    claimed = {Path(out) / "runs" / safe_name(agent) for agent in agents}
+    folders = run_folder_names(Path(out), agents)
+    claimed = set(folders.values())
     for agent in agents:
-        directory = suite_run_directory(Path(out), agent, claimed)
+        directory = suite_run_directory(Path(out), agent, claimed, folders[agent])
         claimed.add(directory)
         try:
             evaluate(
