@@ -16,6 +16,10 @@ SHARE_DEFINITION = (
 )
 
 
+AUDIT_SUFFIXES = (".json", ".md")
+"""What ``audit --out`` writes: the rows as JSON, or the printed report as Markdown."""
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     from tomgym.registry import get_spec
     from tomgym.shortcuts import audit_envs, audit_notes, audit_table
@@ -24,6 +28,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     for env_id in env_ids:  # an unknown ID stops the run before any env is audited
         get_spec(env_id)
     kwargs = parse_kwargs(args.kwarg)
+    out = Path(args.out) if args.out else None
+    if out is not None and out.is_dir():  # said before the audit, not after minutes of it
+        raise ValueError(f"--out {out} is a directory: give a file (.json, or .md for the report)")
+    if out is not None and out.suffix.lower() not in AUDIT_SUFFIXES:
+        raise ValueError(
+            f"--out {out}: audit writes the rows as .json or the report as .md, not "
+            f"{out.suffix or 'a file without a suffix'}"
+        )
     n_train = args.n_train if args.n_train is not None else 2 * args.n
     rows, skipped = audit_envs(env_ids, n_train=n_train, n_test=args.n, **kwargs)
     table, notes = audit_table(rows), audit_notes(rows)
@@ -37,10 +49,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         table += "\n\n" + "\n".join(f"- {note}" for note in notes)
     report = "\n".join([table, *lines, SHARE_DEFINITION])
     print(report)
-    if args.out:
-        out = Path(args.out)
+    if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        if out.suffix == ".md":
+        if out.suffix.lower() == ".md":
             out.write_text(report + "\n", encoding="utf-8")
         else:
             record = {"rows": [r.to_dict() for r in rows], "skipped": skipped, "kwargs": kwargs}
@@ -71,6 +82,6 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--out",
         type=output_path,
         metavar="FILE",
-        help="write the rows as JSON (or the report, .md)",
+        help="write the rows as JSON (a .json file) or the report (a .md file)",
     )
     p.set_defaults(handler=cmd_audit)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tomgym.env import EnvArgumentError
 from tomgym.generalisation_commands import add_commands
 from tomgym.shortcuts import (
     AuditRow,
@@ -69,6 +70,23 @@ def test_the_audits_fitted_baselines_score_what_eval_scores_on_the_same_items(
         evaluate(spec, [env_id], n=60, out=tmp_path / spec[10:], quiet=True)
         assert row.baselines[spec] == load_summary(tmp_path / spec[10:]).envs[env_id].accuracy
     assert row.baselines["heuristic:position"] == pytest.approx(26 / 60)
+
+
+def test_the_audit_scores_the_items_eval_scores_on_a_release(
+    data_root: Path, tmp_path: Path
+) -> None:
+    """Report audit: on a release the audit took evenly spaced items and eval the first n of
+    its shuffled order, so ToMi-Original's first-container rule read 26.7 against 16.7."""
+    from tomgym.eval.leaderboard import load_summary
+    from tomgym.eval.runner import evaluate
+
+    env_id, specs = "ToM-ToMi-Original-v0", ("heuristic:first", "heuristic:reality")
+    row = audit_env(env_id, n_train=60, n_test=30, baselines=specs)
+    assert row.test_split == "val"
+    for spec in specs:
+        out = tmp_path / spec[10:]
+        evaluate(spec, [env_id], n=30, out=out, quiet=True)
+        assert row.baselines[spec] == load_summary(out).envs[env_id].accuracy
 
 
 def test_audit_says_how_many_stories_its_test_items_come_from(data_root: Path) -> None:
@@ -203,9 +221,28 @@ def test_audit_checks_every_id_first_passes_kwargs_and_notes_a_short_env(
     )
     args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=test"])
     assert args.handler(args) == 0
-    args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=bogus"])
-    assert args.handler(args) == 1
-    assert "skipped ToM-HiToM-O2-v0: failed: EnvArgumentError: " in capsys.readouterr().out
+    # a bad or misspelt argument is the command's mistake (exit 2 from the CLI), said before
+    # any env is audited; it was a skipped env and exit 1 (report audit)
+    for bad in ("vocab_split=bogus", "vocab_splt=test"):
+        args = _parsed(["audit", "ToM-HiToM-O1-v0", "ToM-HiToM-O2-v0", "--n", "20",
+                        "--kwarg", bad])  # fmt: skip
+        with pytest.raises(EnvArgumentError, match="ToM-HiToM-O1-v0: "):
+            args.handler(args)
+    assert "| ToM-HiToM-O1-v0 |" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("out", "said"), [("edge", "is a directory"), ("a.csv", "not .csv")])
+def test_an_audit_out_it_cannot_write_is_refused_before_the_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], out: str, said: str
+) -> None:
+    """Report audit: --out naming a directory failed after the whole audit, writing nothing;
+    --out a.csv was written as JSON."""
+    from tomgym.cli import main
+
+    (tmp_path / "edge").mkdir()
+    assert main(["audit", "ToM-HiToM-O1-v0", "--n", "5", "--out", str(tmp_path / out)]) == 2
+    captured = capsys.readouterr()
+    assert said in captured.err and "| ToM-HiToM-O1-v0 |" not in captured.out
 
 
 def test_an_env_with_val_and_test_splits_but_no_train_trains_the_probe_on_val() -> None:
