@@ -64,6 +64,19 @@ def with_gaps(xs: list[int], ys: list[float]) -> tuple[list[int], list[float]]:
     return span, [at.get(x, float("nan")) for x in span]
 
 
+DODGE_SPAN = 0.3
+"""The width (in orders) over which the agents' points at one order are spread."""
+
+
+def dodged(xs: list[int], agent: int, agents: int) -> list[float]:
+    """``xs`` moved sideways by the agent's place among ``agents``, so that agents with the same
+    accuracy at an order (baselines often tie) do not hide each other's points and lines."""
+    if agents < 2:
+        return [float(x) for x in xs]
+    shift = (agent - (agents - 1) / 2) * min(DODGE_SPAN / (agents - 1), 0.06)
+    return [x + shift for x in xs]
+
+
 def legend_beside(ax: Any, colours: dict[str, str], held_out: bool) -> None:
     """One entry per agent (its colour) and, where a series is held out, one per line style,
     right of the axes: inside them, two entries per agent covered the data."""
@@ -78,17 +91,24 @@ def legend_beside(ax: Any, colours: dict[str, str], held_out: bool) -> None:
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+def agent_of(label: str, held_out: bool) -> str:
+    """The agent a series' label names (a held-out series is labelled "<agent> (held out)")."""
+    return label.removesuffix(" (held out)") if held_out else label
+
+
 def accuracy_by_order_figure(board: Leaderboard, plt: Any) -> Any:
     """The accuracy-by-order figure: a line per agent and kind of env, broken where a run has
     no items of an order, and the legend beside the axes."""
     orders, series = order_series(board)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     colours: dict[str, str] = {}
+    names = list(dict.fromkeys(agent_of(label, held_out) for label, _, _, held_out in series))
     for label, xs, ys, held_out in series:
-        agent = label.removesuffix(" (held out)") if held_out else label
+        agent = agent_of(label, held_out)
         style = HELD_OUT_STYLE if held_out else IN_DISTRIBUTION_STYLE
         gapped_xs, gapped_ys = with_gaps(xs, [100 * y for y in ys])
-        (line,) = ax.plot(gapped_xs, gapped_ys, color=colours.get(agent), **style)
+        placed = dodged(gapped_xs, names.index(agent), len(names))
+        (line,) = ax.plot(placed, gapped_ys, color=colours.get(agent), **style)
         colours.setdefault(agent, line.get_color())
     ax.set_xticks(range(len(orders)), orders)
     ax.set_xlabel("ToM order")
