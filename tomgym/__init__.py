@@ -92,8 +92,10 @@ def solve(story: str, question: str, family: str = "hitom", mode: str = "rules")
 
 def _register() -> None:
     from tomgym.envs import register_builtin_envs
+    from tomgym.registry import BUILTIN_IDS
 
     register_builtin_envs()
+    BUILTIN_IDS.update(spec.id for spec in list_envs())
 
 
 _register()

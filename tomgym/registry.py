@@ -67,6 +67,8 @@ class ToMEnvSpec(BaseModel):
 
 
 _SPECS: dict[str, ToMEnvSpec] = {}
+BUILTIN_IDS: set[str] = set()
+"""The env IDs tomgym itself registers (filled when ``import tomgym`` has registered them)."""
 _SOURCES: dict[str, ItemSource] = {}
 
 
@@ -129,6 +131,11 @@ def register_tom_env(
         raise ValueError(f"the env ID must be a string, got {env_id!r}")
     _check_id(env_id)  # before the clash checks: they compare IDs as Gymnasium writes them
     if env_id in _SPECS and not overwrite:
+        if env_id in BUILTIN_IDS:  # "pass overwrite=True" invited replacing a benchmark
+            raise ValueError(
+                f"{env_id} is one of tomgym's own env IDs: register yours under another ID "
+                "(overwrite=True would replace the built-in one wherever your code runs)"
+            )
         raise ValueError(f"{env_id} is already registered (pass overwrite=True to replace it)")
     if env_id not in _SPECS and env_id in gym.registry and not _is_tom_entry(env_id):
         raise ValueError(

@@ -95,6 +95,9 @@ def test_registration_errors(custom_id: str) -> None:
     tomgym.register_tom_env(custom_id, items=ITEMS)
     with pytest.raises(ValueError, match="already registered"):
         tomgym.register_tom_env(custom_id, items=ITEMS)
+    # a built-in ID: not an invitation to overwrite the benchmark (plugin audit)
+    with pytest.raises(ValueError, match="ToM-HiToM-O4-v0 is one of tomgym's own env IDs"):
+        tomgym.register_tom_env("ToM-HiToM-O4-v0", items=ITEMS)
 
 
 @pytest.mark.parametrize(
