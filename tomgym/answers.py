@@ -288,8 +288,9 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
 
     The format holds when the full text (``prefill + text``) has exactly one ``<think>``, one
     ``</think>``, one ``<answer>`` and one ``</answer>``, in that order, with only whitespace
-    before ``<think>`` and between ``</think>`` and ``<answer>``. The answer is the inside of
-    the single answer block; several blocks, nested tags or an empty block give no answer.
+    before ``<think>``, between ``</think>`` and ``<answer>`` and after ``</answer>``. The
+    answer is the inside of the single answer block; several blocks, nested tags, an empty
+    block or one inside the think part give no answer.
     """
     full = with_prefill(text, prefill)
     n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
@@ -303,6 +304,7 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
         and 0 <= think_open < think_close < answer_open < answer_close
         and not full[:think_open].strip()
         and not full[think_close + len(THINK_CLOSE) : answer_open].strip()
+        and not full[answer_close + len(ANSWER_CLOSE) :].strip()  # "... Actually the drawer."
     )
     think = None
     if n_think_open == 1 and n_think_close == 1 and think_open < think_close:
@@ -313,6 +315,9 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
         return ParsedResponse(format_ok, None, think, "several_answers")
     if answer_close < answer_open:
         return ParsedResponse(format_ok, None, think, "unparsable")
+    if think is not None and think_open < answer_open and answer_close < think_close:
+        # an answer block inside the thinking is thinking: it was scored as the answer
+        return ParsedResponse(format_ok, None, think, "no_answer")
     answer = full[answer_open + len(ANSWER_OPEN) : answer_close]
     if THINK_OPEN in answer or THINK_CLOSE in answer:
         return ParsedResponse(format_ok, None, think, "unparsable")
@@ -345,14 +350,23 @@ NOT_HEADS = frozenset(
 )  # fmt: skip
 """Last words that name no one thing: not nouns ("knows about it", "more full"), or words any
 answer may use of a place ("in the same room", "a quiet spot")."""
+COMMON_WORD_HEADS = frozenset(
+    {"can", "case", "safe", "back", "front", "top", "bottom", "left", "right", "well", "rest",
+     "present", "kind", "sort", "still", "light", "close", "fine", "mind", "set", "point",
+     "end", "lot", "stand"}
+)  # fmt: skip
+"""Last words that are also everyday words of other kinds ("I can't tell", "in any case", "to be
+safe", "come back"): none is a name for its candidate alone, or "I can't tell" was credited as
+"the trash can" and "She can find it in the container" named two candidates (reward red
+team). The candidate is named in full ("trash can")."""
 
 
 @functools.lru_cache(maxsize=1 << 12)
 def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """Candidate -> its last word as a name for it ("drawer" for "wooden desk drawer"), where no
-    other candidate holds that word: "the drawer" then names the drawer, and "the wooden desk
-    drawer or the briefcase" names the leather briefcase too. Shared (memoised): not to be
-    changed by callers."""
+    """Candidate -> its last word as a name for it ("drawer" for "wooden desk drawer"; not an
+    everyday word of another kind, COMMON_WORD_HEADS), where no other candidate holds that
+    word: "the drawer" then names the drawer, and "the wooden desk drawer or the briefcase"
+    names the leather briefcase too. Shared (memoised): not to be changed by callers."""
     phrases = [phrase_of(candidate) for candidate in candidates]
     holders: dict[str, int] = {}  # word -> how many candidates hold it
     for phrase in phrases:
@@ -362,7 +376,8 @@ def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     for candidate, phrase in zip(candidates, phrases, strict=True):
         if 2 <= len(phrase) <= HEAD_MAX_WORDS:
             head = phrase[-1]
-            if holders[head] == 1 and len(head) >= 3 and head.isalpha() and head not in NOT_HEADS:
+            named = head not in NOT_HEADS and head not in COMMON_WORD_HEADS
+            if holders[head] == 1 and len(head) >= 3 and head.isalpha() and named:
                 heads[candidate] = (head,)
     return heads
 

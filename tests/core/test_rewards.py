@@ -166,6 +166,44 @@ def test_a_shared_or_generic_last_word_names_no_candidate() -> None:
 
 
 @pytest.mark.parametrize(
+    ("env_id", "index", "answer", "correct"),
+    [
+        # a last word that is an everyday word is no name (reward red team: "I can't tell." was
+        # paid as "the trash can" on 184 of 3,576 FineLoc items)
+        ("ToM-OpenToM-FineLoc-v0", 4, "I can't tell.", False),
+        ("ToM-OpenToM-FineLoc-v0", 4, "It can be anywhere.", False),
+        ("ToM-OpenToM-FineLoc-v0", 4, "In the trash can.", True),
+        ("ToM-OpenToM-FineLoc-v0", 5, "She can find it in the container.", True),
+        ("ToM-ExploreToM-v0", 1705, "To be safe, I won't answer.", False),
+        ("ToM-ExploreToM-v0", 1705, "the metal safe", True),
+        ("ToM-ExploreToM-v0", 6885, "In any case, I don't know.", False),
+        ("ToM-OpenToM-FineLoc-v0", 312, "I'll come back to this.", False),
+    ],
+)
+def test_an_everyday_last_word_names_no_candidate(
+    data_root: object, env_id: str, index: int, answer: str, correct: bool
+) -> None:
+    env = tomgym.make(env_id)
+    env.reset(options={"index": index})
+    _, _, _, _, info = env.step(f"<think>x</think><answer>{answer}</answer>")
+    assert info["correct"] is correct, info["verdict"]
+
+
+def test_an_answer_inside_the_think_part_or_text_after_the_answer_is_not_the_format() -> None:
+    """Reward red team: an answer block inside the think part was scored as the answer (the
+    docs say the gold only in the think part earns nothing), and a retraction after
+    </answer> kept the format reward."""
+    item = ToMItem(id="q", story="Ann put the pen in the box.", question="Where is the pen?",
+                   answer="box", candidates=("box", "drawer"))  # fmt: skip
+    inside = score_response("<think><answer>box</answer></think>", item)
+    assert (inside.correct, inside.verdict, inside.reward) == (False, "no_answer", 0.0)
+    after = score_response("<think>x</think><answer>box</answer> Actually the drawer.", item)
+    assert after.correct and not after.format_ok and after.reward == 1.0
+    clean = score_response("<think>x</think><answer>box</answer>\n", item)
+    assert clean.correct and clean.format_ok and clean.reward == 1.1
+
+
+@pytest.mark.parametrize(
     "env_id", ["ToM-HiToM-O2-v0", "ToM-ExploreToM-v0", "ToM-OpenToM-FineLoc-v0"]
 )
 def test_the_gold_as_written_is_judged_as_the_full_reading_judges_it(env_id: str) -> None:
