@@ -150,8 +150,31 @@ def judged_places(item: ToMItem) -> frozenset[str]:
     return places_of(item) - repeatable
 
 
-_STRUCK_THROUGH = re.compile(r"~~.*?~~", re.DOTALL)
-"""Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer."""
+_STRUCK_THROUGH = re.compile(r"~~.*?~~|<(s|del|strike)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+"""Markdown or HTML strikethrough: what a response crosses out ("~~box~~ basket", "<s>box</s>
+basket") it does not answer."""
+
+_RETRACTED_AT_END = re.compile(
+    r"[.,;:!?(\-–—]\s*(?:wait[,.!]?\s*)?(?:actually[,.!]?\s*)?"
+    r"(?:no|nope|not|scratch that|just kidding|never ?mind|i take (?:that|it) back|"
+    r"(?:that|this|it)(?:'s|’s| is) (?:wrong|incorrect|not right))\W*$",
+    re.IGNORECASE,
+)
+"""An answer that takes itself back at its end ("box. Wait, no.", "box (just kidding)", "box.
+Scratch that.", "box, I take that back"): it answers nothing (reward red team)."""
+
+_RETRACTED_AT_END_YES_NO = re.compile(
+    r"[.,;:!?(\-–—]\s*(?:scratch that|just kidding|never ?mind|i take (?:that|it) back|"
+    r"(?:that|this|it)(?:'s|’s| is) (?:wrong|incorrect|not right))\W*$",
+    re.IGNORECASE,
+)
+"""The same for a yes/no answer, without the bare "no" ("No. Wait, no." says no twice)."""
+
+_REFUTED_AT_START = re.compile(
+    r"^\W*(?:wrong(?: answer)?|false|incorrect|(?:definitely )?not)\s*[:\-–—]",
+    re.IGNORECASE,
+)
+"""An answer labelled wrong at its start ("Wrong answer: box", "False: box", "Not: box")."""
 
 CROSS_MARKS = "\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab"
 """❌ ❎ ✕ ✖ ✗ ✘ 🚫: a mark that says "not this one"."""
@@ -204,8 +227,11 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type (what it strikes
     through left out; a choice or text answer's questions answered "no" and its check and cross
     marks read, see :func:`read_denied_questions` and :func:`read_marks`)."""
-    if "~~" in answer:
+    if "~~" in answer or "<" in answer:
         answer = _STRUCK_THROUGH.sub(" ", answer)
+    retracted = _RETRACTED_AT_END_YES_NO if item.answer_type == "yes_no" else _RETRACTED_AT_END
+    if retracted.search(answer) or _REFUTED_AT_START.search(answer):
+        return False, "wrong", "the answer takes itself back, or is labelled wrong"
     if item.answer_type == "names":
         assert isinstance(item.answer, list)
         j = judge_names(answer, item.answer)
@@ -218,8 +244,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         if answer.strip() == item.answer:
             # the gold as written (most answers of a trained policy): what every reading
             # below gives it, without building the other candidates' names
-            detail = "names the gold candidate only" if item.answer_type == "choice" else (
-                "the gold phrase, and nothing else"
+            detail = (
+                "names the gold candidate only"
+                if item.answer_type == "choice"
+                else ("the gold phrase, and nothing else")
             )
             return True, "correct", detail
         aliases, others = item.aliases, candidate_aliases(item)

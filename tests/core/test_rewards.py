@@ -189,6 +189,52 @@ def test_an_everyday_last_word_names_no_candidate(
     assert info["correct"] is correct, info["verdict"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        # taken back at the end, labelled wrong, struck through (reward red team: all paid)
+        ("box. Wait, no.", False),
+        ("box. No.", False),
+        ("box (just kidding)", False),
+        ("box. Scratch that.", False),
+        ("box, I take that back", False),
+        ("box. Never mind.", False),
+        ("box. Actually, that's wrong.", False),
+        ("Wrong answer: box", False),
+        ("False: box", False),
+        ("Not: box", False),
+        ("<s>box</s> drawer", False),
+        ("<del>box</del>", False),
+        # and what affirms the box still does
+        ("box", True),
+        ("In the box.", True),
+        ("box, no doubt", True),
+        ("No doubt: box", True),
+        ("It is in the box, not anywhere else.", True),
+        ("box - not the drawer", True),
+        ("<s>drawer</s> box", True),
+    ],
+)
+def test_an_answer_taken_back_or_labelled_wrong_is_not_credited(answer: str, correct: bool) -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="q", story="Ann put the pen in the box.", question="Where is the pen?",
+                   answer="box", candidates=("box", "drawer"))  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
+
+
+def test_a_yes_no_answer_taken_back_is_not_credited() -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="q", story="Ann saw it.", question="Does Ann know?", answer="yes",
+                   answer_type="yes_no")  # fmt: skip
+    assert not judge_answer("Yes. Just kidding.", item)[0]
+    assert not judge_answer("Yes, I take that back", item)[0]
+    assert judge_answer("Yes.", item)[0]
+    no = item.model_copy(update={"answer": "no"})
+    assert judge_answer("No. Wait, no.", no)[0]  # said twice, not taken back
+
+
 def test_an_answer_inside_the_think_part_or_text_after_the_answer_is_not_the_format() -> None:
     """Reward red team: an answer block inside the think part was scored as the answer (the
     docs say the gold only in the think part earns nothing), and a retraction after

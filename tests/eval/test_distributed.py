@@ -19,9 +19,14 @@ def comparable(directory: Path) -> list[dict[str, object]]:
 
 
 @pytest.mark.slow  # a local ray.init takes 15-20 s
-def test_ray_workers_write_the_single_process_results(tmp_path: Path) -> None:
+def test_ray_workers_write_the_single_process_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
     pytest.importorskip("tomgym.agents.baselines")
+    # --workers without --ray-address starts a Ray of its own: it joined whatever cluster ran
+    # here (`ray start --head`, or RAY_ADDRESS), which refused its num_cpus with a traceback
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
     single, sharded = tmp_path / "single", tmp_path / "sharded"
     evaluate("heuristic:reality", ENVS, n=6, out=single, batch_size=2, quiet=True)
     try:

@@ -72,7 +72,9 @@ def run_distributed(
 
     if not ray.is_initialized():
         init: dict[str, Any] = {
-            "address": address,
+            # without --ray-address, a Ray of its own: "None" joined a local cluster already
+            # running (`ray start --head`), which then refused num_cpus with a Ray traceback
+            "address": address if address is not None else "local",
             "include_dashboard": False,
             "log_to_driver": False,
         }
