@@ -279,6 +279,11 @@ def with_prefill(text: str, prefill: str) -> str:
     return prefill + text if prefill and not text.startswith(prefill) else text
 
 
+_AFTER_ANSWER_OK = re.compile(r"(?:\s|<\|[^|<>\s]{1,40}\|>|</s>|<eos>|<end_of_turn>)*")
+"""What may follow ``</answer>`` in a formatted response: whitespace and end-of-turn tokens
+left in by a trainer's decoding (``<|im_end|>``, ``<|endoftext|>``, ``</s>``)."""
+
+
 def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     """Check the format and extract the answer block.
 
@@ -288,9 +293,10 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
 
     The format holds when the full text (``prefill + text``) has exactly one ``<think>``, one
     ``</think>``, one ``<answer>`` and one ``</answer>``, in that order, with only whitespace
-    before ``<think>``, between ``</think>`` and ``<answer>`` and after ``</answer>``. The
-    answer is the inside of the single answer block; several blocks, nested tags, an empty
-    block or one inside the think part give no answer.
+    before ``<think>``, between ``</think>`` and ``<answer>`` and after ``</answer>`` (there,
+    end-of-turn tokens too: ``_AFTER_ANSWER_OK``). The answer is the inside of the single
+    answer block; several blocks, nested tags, an empty block or one inside the think part
+    give no answer.
     """
     full = with_prefill(text, prefill)
     n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
@@ -304,7 +310,8 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
         and 0 <= think_open < think_close < answer_open < answer_close
         and not full[:think_open].strip()
         and not full[think_close + len(THINK_CLOSE) : answer_open].strip()
-        and not full[answer_close + len(ANSWER_CLOSE) :].strip()  # "... Actually the drawer."
+        # "... Actually the drawer." after the block breaks it; an end-of-turn token does not
+        and _AFTER_ANSWER_OK.fullmatch(full, answer_close + len(ANSWER_CLOSE)) is not None
     )
     think = None
     if n_think_open == 1 and n_think_close == 1 and think_open < think_close:

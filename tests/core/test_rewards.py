@@ -247,6 +247,9 @@ def test_an_answer_inside_the_think_part_or_text_after_the_answer_is_not_the_for
     assert after.correct and not after.format_ok and after.reward == 1.0
     clean = score_response("<think>x</think><answer>box</answer>\n", item)
     assert clean.correct and clean.format_ok and clean.reward == 1.1
+    for end in ("<|im_end|>", "<|endoftext|>\n", "</s>", "<eos>"):  # a trainer's decoding
+        ended = score_response(f"<think>x</think><answer>box</answer>{end}", item)
+        assert ended.format_ok and ended.reward == 1.1, end
 
 
 @pytest.mark.parametrize(
