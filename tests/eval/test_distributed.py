@@ -64,3 +64,29 @@ def test_an_unreachable_server_stops_ray_workers_with_its_own_error(tmp_path: Pa
     finally:
         ray.shutdown()
     assert json.loads((tmp_path / "summary.json").read_text())["n_items"] == 0
+
+
+def test_what_would_fail_in_a_worker_fails_first_in_one_line(tmp_path: Path) -> None:
+    """Ray audit: a missing local model or a bad option of a rule-based agent failed inside the
+    actors as a 50-line ActorDiedError (exit 1), and an address where nothing listens was
+    retried without end, deaf to Ctrl-C; each left metadata behind. No Ray starts here."""
+    pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    out = tmp_path / "run"
+    with pytest.raises(FileNotFoundError, match="no model directory at"):
+        evaluate("hf:/no/such/model", ENVS[:1], n=4, out=out, workers=2, quiet=True)
+    with pytest.raises(ValueError, match="invalid literal"):
+        evaluate("heuristic:majority", ENVS[:1], n=4, out=out, workers=2, quiet=True,
+                 agent_options={"fit_items": "x"})  # fmt: skip
+    with pytest.raises(RuntimeError, match="--ray-address 127.0.0.1:1: nothing answers there"):
+        evaluate("random", ENVS[:1], n=4, out=out, ray_address="127.0.0.1:1", quiet=True)
+    assert not out.exists()
+
+
+def test_a_clusters_workers_get_the_drivers_data_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray audit: workers of a cluster started without TOMGYM_DATA looked in the default cache
+    and the error told the user to set what was set."""
+    from tomgym.eval.distributed import worker_env
+
+    monkeypatch.setenv("TOMGYM_DATA", "/data/tom")
+    monkeypatch.delenv("TOMGYM_CACHE", raising=False)
+    assert worker_env()["TOMGYM_DATA"] == "/data/tom" and "TOMGYM_CACHE" not in worker_env()

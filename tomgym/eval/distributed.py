@@ -70,6 +70,12 @@ def run_distributed(
     from tomgym.eval.runner import Progress
     from tomgym.eval.store import ResultRecord
 
+    jobs = [
+        (t, pending[t.env_id][s : s + batch_size])
+        for t in targets
+        for s in range(0, len(pending[t.env_id]), batch_size)
+    ]
+    workers = max(1, min(workers, len(jobs)))  # an idle replica would load its model for nothing
     if not ray.is_initialized():
         init: dict[str, Any] = {
             # without --ray-address, a Ray of its own: "None" joined a local cluster already
@@ -80,16 +86,18 @@ def run_distributed(
         }
         if address is None:
             init["num_cpus"] = workers
+        else:  # a cluster's workers read the driver's data root and settings, not their own
+            init["runtime_env"] = {"env_vars": worker_env()}
         ray.init(**init)
     remote = ray.remote(num_cpus=1)(AgentWorker) if address is None else ray.remote(AgentWorker)
     # Handles are typed Any: Ray's stubs do not see the actor's methods as remote functions.
     actors: list[Any] = [remote.remote(agent, options) for _ in range(workers)]
-    description: dict[str, Any] = ray.get(actors[0].describe.remote())
-    jobs = [
-        (t, pending[t.env_id][s : s + batch_size])
-        for t in targets
-        for s in range(0, len(pending[t.env_id]), batch_size)
-    ]
+    try:
+        description: dict[str, Any] = ray.get(actors[0].describe.remote())
+    except Exception as exc:  # the agent failed to build in its worker: its own error, one line
+        for actor in actors:
+            ray.kill(actor)
+        raise worker_cause(exc) from None
     total = sum(len(b) for _, b in jobs)
     progress = Progress(f"{len(targets)} env(s) on {workers} workers", total, quiet=quiet)
     in_flight: dict[Any, int] = {}
@@ -125,6 +133,47 @@ def run_distributed(
         for actor in actors:
             ray.kill(actor)
     return description
+
+
+WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "TOMGYM_CACHE", "HF_HOME", "HF_HUB_OFFLINE")
+"""Settings a cluster's workers take from the driver (``--data-dir`` sets TOMGYM_DATA)."""
+
+
+def worker_env() -> dict[str, str]:
+    """The driver's values of WORKER_ENV_VARS that are set."""
+    import os
+
+    return {name: os.environ[name] for name in WORKER_ENV_VARS if name in os.environ}
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``host:port`` (or ``ray://host:port``) where nothing listens: ``ray.init`` retried
+    it without end and ignored Ctrl-C. "auto" and other forms are left to Ray."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise RuntimeError(
+            f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); start the "
+            "cluster first (ray start --head) or check the address"
+        ) from None
+
+
+def worker_cause(exc: BaseException) -> BaseException:
+    """The error a worker raised, out of Ray's wrappers (a task's ``cause``, an actor that died
+    building its agent), else ``exc``."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        return worker_cause(cause)
+    text = str(exc)
+    for line in reversed(text.strip().splitlines()):  # an actor's creation error, as Ray words it
+        if ": " in line and not line.startswith((" ", "\t", "Traceback")):
+            return RuntimeError(f"the agent failed to start in its Ray worker: {line.strip()}")
+    return exc
 
 
 def _keep_finished(ray: Any, refs: list[Any], store: Any, progress: Any) -> None:

@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tomgym.agents.base import (
+    RULE_BASED,
     RUN_ARGUMENTS,
     RUN_SETTINGS,
     Agent,
+    agent_kind,
     check_agent_options,
+    check_agent_spec,
     make_agent,
 )
 from tomgym.eval.metrics import Summary, summarise
@@ -276,6 +279,15 @@ def evaluate(
         built: Agent | None = agent if not isinstance(agent, str) else None
         distributed = workers > 1 or ray_address is not None
         if distributed and isinstance(agent, str) and any(pending.values()):
+            # what fails in a worker fails as a Ray traceback: the spec (a missing local model)
+            # and a rule-based agent's options (cheap to build) are checked here first
+            check_agent_spec(agent)
+            if agent_kind(agent) in RULE_BASED:
+                make_agent(agent, **options)
+            if ray_address is not None:  # Ray retried an address where nothing listens forever
+                from tomgym.eval.distributed import check_reachable
+
+                check_reachable(ray_address)
             options = pinned_for_workers(directory, agent, options, old)
         if any(pending.values()) and built is None and not distributed:
             built = make_agent(agent, **options) if isinstance(agent, str) else None
