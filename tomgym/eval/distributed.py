@@ -135,8 +135,9 @@ def run_distributed(
     return description
 
 
-WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "TOMGYM_CACHE", "HF_HOME", "HF_HUB_OFFLINE")
-"""Settings a cluster's workers take from the driver (``--data-dir`` sets TOMGYM_DATA)."""
+WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "HF_HUB_OFFLINE")
+"""Settings a cluster's workers take from the driver (``--data-dir`` sets TOMGYM_DATA); caches
+(model files) stay each machine's own."""
 
 
 def worker_env() -> dict[str, str]:
