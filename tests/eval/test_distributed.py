@@ -90,3 +90,29 @@ def test_a_clusters_workers_get_the_drivers_data_root(monkeypatch: pytest.Monkey
     monkeypatch.setenv("TOMGYM_DATA", "/data/tom")
     monkeypatch.delenv("TOMGYM_CACHE", raising=False)
     assert worker_env()["TOMGYM_DATA"] == "/data/tom" and "TOMGYM_CACHE" not in worker_env()
+
+
+def test_ray_workers_are_checked_against_the_runs_precision(tmp_path: Path) -> None:
+    """Ray audit: a run made in bfloat16 on a GPU and resumed with --workers on a CPU went on
+    in float32 (one process refuses it), and the record said float32 afterwards. A tiny real
+    Llama is the model."""
+    ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    pytest.importorskip("torch")
+    from tests.train.helpers import tiny_llama
+    from tomgym.eval.resume import RunConflictError
+
+    agent = f"hf:{tiny_llama(tmp_path / 'model')}"
+    out = tmp_path / "run"
+    evaluate(agent, ENVS[:1], n=1, out=out, max_new_tokens=4, quiet=True)
+    metadata = json.loads((out / "metadata.json").read_text())
+    metadata["agent_description"].update(dtype="bfloat16", device="cuda")  # as a GPU records
+    (out / "metadata.json").write_text(json.dumps(metadata))
+    try:
+        with pytest.raises(RunConflictError, match="model dtype: float32 here"):
+            evaluate(agent, ENVS[:1], n=3, out=out, max_new_tokens=4, workers=2, quiet=True)
+    finally:
+        ray.shutdown()
+    assert json.loads((out / "metadata.json").read_text())["agent_description"]["dtype"] == (
+        "bfloat16"
+    )
+    assert len((out / "results.jsonl").read_text().splitlines()) == 1  # nothing mixed in

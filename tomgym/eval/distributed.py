@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tomgym.agents.base import Agent
@@ -57,8 +57,11 @@ def run_distributed(
     workers: int,
     address: str | None = None,
     quiet: bool = False,
+    on_described: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Shard pending items into batches over ``workers`` actors; append results as they arrive.
+    ``on_described`` gets the agent's description as soon as the first replica is built, before
+    any item is asked (the caller checks it against the run's and records it).
 
     Returns the agent's description (for run metadata). The caller sorts the results file
     afterwards, so it matches a single-process run.
@@ -98,6 +101,13 @@ def run_distributed(
         for actor in actors:
             ray.kill(actor)
         raise worker_cause(exc) from None
+    if on_described is not None:
+        try:
+            on_described(description)
+        except BaseException:
+            for actor in actors:
+                ray.kill(actor)
+            raise
     total = sum(len(b) for _, b in jobs)
     progress = Progress(f"{len(targets)} env(s) on {workers} workers", total, quiet=quiet)
     in_flight: dict[Any, int] = {}

@@ -327,6 +327,20 @@ def evaluate(
             if distributed and any(pending.values()):  # nothing to ask: no Ray to start
                 from tomgym.eval.distributed import run_distributed
 
+                def described(info: dict[str, Any]) -> None:
+                    """The workers' model checked against the run's, as one process checks its
+                    own (a run resumed on a GPU in bfloat16 went on mixing precisions), and
+                    recorded at once: a run interrupted later still says what it ran."""
+                    nonlocal metadata
+                    now = info["agent_description"]
+                    moved = revision_conflict(old.agent_description, now) if old else None
+                    if old is not None and not moved and best:
+                        moved = precision_conflict(old.agent_description, now)
+                    if moved:
+                        raise RunConflictError(f"{directory} holds a different run: {moved}")
+                    metadata = metadata.model_copy(update=info)
+                    write_json(directory / METADATA_FILE, metadata)
+
                 info = run_distributed(
                     agent if built is None else built,
                     options,
@@ -337,6 +351,7 @@ def evaluate(
                     workers=max(1, workers),
                     address=ray_address,
                     quiet=quiet,
+                    on_described=described,
                 )
                 if info:
                     metadata = metadata.model_copy(update=info)
