@@ -329,7 +329,7 @@ def pinned_for_workers(
 ) -> dict[str, Any]:
     """``options`` with an hf:/vllm: hub ID's revision resolved to its commit here, once, so
     that every Ray worker loads that commit and the run is checked against the directory's
-    before any worker starts (the workers' own descriptions come back only at the end)."""
+    before any worker starts (the workers describe themselves only once the first is built)."""
     from tomgym.agents.chat import hub_revision, model_target
 
     kind = spec.partition(":")[0].strip()

@@ -307,7 +307,7 @@ def evaluate(
             )
         if built is None and options.get("revision") and distributed:
             # the commit the workers will load, recorded before they start: an interrupted
-            # run's rerun is checked against it (their own descriptions come at the end)
+            # run's rerun is checked against it (the first worker built describes the run)
             described = {**metadata.agent_description, "revision": options["revision"]}
             metadata = metadata.model_copy(update={"agent_description": described})
         apply_item_changes(store, stale, fresh, quiet, regraded, flips)
