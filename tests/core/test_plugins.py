@@ -46,26 +46,45 @@ def register():
 """
 
 
+def install_distribution(
+    directory: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    group: str,
+    modules: dict[str, str],
+    entry_points: dict[str, str],
+) -> None:
+    """A real distribution ``name`` in ``directory`` (its modules and a dist-info with
+    ``entry_points`` in ``group``), put on ``sys.path`` with plugins switched on."""
+    for module, source in modules.items():
+        (directory / f"{module}.py").write_text(source, encoding="utf-8")
+    info = directory / f"{name.replace('-', '_')}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8"
+    )
+    lines = "".join(f"{key} = {target}\n" for key, target in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[{group}]\n{lines}", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(directory))
+    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
+
+
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A distribution ``tomgym-testplugins`` with one good and one broken entry point."""
-    (tmp_path / "tomgym_testplugin_good.py").write_text(GOOD, encoding="utf-8")
-    (tmp_path / "tomgym_testplugin_broken.py").write_text(BROKEN, encoding="utf-8")
-    (tmp_path / "tomgym_testplugin_clash.py").write_text(CLASH, encoding="utf-8")
-    (tmp_path / "tomgym_testplugin_overwrites.py").write_text(OVERWRITES, encoding="utf-8")
-    info = tmp_path / "tomgym_testplugins-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: tomgym-testplugins\nVersion: 0.1\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        f"[{GROUP}]\ngood = tomgym_testplugin_good:register\nbroken = tomgym_testplugin_broken\n"
-        "zclash = tomgym_testplugin_clash:register\n"
-        "zoverwrites = tomgym_testplugin_overwrites:register\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
+    modules = {
+        "tomgym_testplugin_good": GOOD,
+        "tomgym_testplugin_broken": BROKEN,
+        "tomgym_testplugin_clash": CLASH,
+        "tomgym_testplugin_overwrites": OVERWRITES,
+    }
+    entry_points = {
+        "good": "tomgym_testplugin_good:register",
+        "broken": "tomgym_testplugin_broken",
+        "zclash": "tomgym_testplugin_clash:register",
+        "zoverwrites": "tomgym_testplugin_overwrites:register",
+    }
+    install_distribution(tmp_path, monkeypatch, "tomgym-testplugins", GROUP, modules, entry_points)
     yield tmp_path
     unregister_tom_env("Plugin-ToM-v0")
     unregister_tom_env("Clash-Own-ToM-v0")
@@ -121,20 +140,14 @@ def test_a_plugin_calling_sys_exit_fails_alone_and_one_warning_names_its_plugin(
 ) -> None:
     """Plugin audit: a plugin's sys.exit(3) ended `import tomgym` (and every command) with
     status 3 and not a word."""
-    (tmp_path / "tomgym_testplugin_exits.py").write_text(EXITS, encoding="utf-8")
-    (tmp_path / "tomgym_testplugin_warns.py").write_text(WARNS, encoding="utf-8")
-    info = tmp_path / "tomgym_testexits-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: tomgym-testexits\nVersion: 0.1\n", encoding="utf-8"
+    install_distribution(
+        tmp_path,
+        monkeypatch,
+        "tomgym-testexits",
+        "tomgym.test-exits",
+        {"tomgym_testplugin_exits": EXITS, "tomgym_testplugin_warns": WARNS},
+        {"exits": "tomgym_testplugin_exits:register", "warns": "tomgym_testplugin_warns:register"},
     )
-    (info / "entry_points.txt").write_text(
-        "[tomgym.test-exits]\nexits = tomgym_testplugin_exits:register\n"
-        "warns = tomgym_testplugin_warns:register\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
     with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
         exits, warns = load_plugins("tomgym.test-exits")
     assert not exits.ok and exits.error == "SystemExit: 3"
@@ -175,18 +188,15 @@ def test_a_plugin_replacing_a_built_in_env_is_said_at_load(
     passed without a word, and the held-out benchmark served one item of the plugin's."""
     from tomgym.registry import registry_state, restore_registry
 
-    (tmp_path / "tomgym_testplugin_replacer.py").write_text(REPLACER, encoding="utf-8")
-    info = tmp_path / "tomgym_testreplacer-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: tomgym-testreplacer\nVersion: 0.1\n", encoding="utf-8"
-    )
     group = "tomgym.envs.test-replacer"
-    (info / "entry_points.txt").write_text(
-        f"[{group}]\nreplacer = tomgym_testplugin_replacer:register\n", encoding="utf-8"
+    install_distribution(
+        tmp_path,
+        monkeypatch,
+        "tomgym-testreplacer",
+        group,
+        {"tomgym_testplugin_replacer": REPLACER},
+        {"replacer": "tomgym_testplugin_replacer:register"},
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("TOMGYM_NO_PLUGINS", raising=False)
     state = registry_state()
     try:
         with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
