@@ -70,8 +70,6 @@ def run_distributed(
         import ray
     except ImportError:
         raise RuntimeError(RAY_MISSING) from None
-    from tomgym.eval.runner import Progress
-    from tomgym.eval.store import ResultRecord
 
     jobs = [
         (t, pending[t.env_id][s : s + batch_size])
@@ -96,23 +94,30 @@ def run_distributed(
     # Handles are typed Any: Ray's stubs do not see the actor's methods as remote functions.
     actors: list[Any] = [remote.remote(agent, options) for _ in range(workers)]
     try:
-        description: dict[str, Any] = ray.get(actors[0].describe.remote())
-    except Exception as exc:  # the agent failed to build in its worker: its own error, one line
+        try:
+            description: dict[str, Any] = ray.get(actors[0].describe.remote())
+        except Exception as exc:  # the agent failed to build in its worker: its error, one line
+            raise worker_cause(exc) from None
+        if on_described is not None:
+            on_described(description)
+        _run_jobs(ray, actors, jobs, store, f"{len(targets)} env(s) on {workers} workers", quiet)
+    finally:
         for actor in actors:
             ray.kill(actor)
-        raise worker_cause(exc) from None
-    if on_described is not None:
-        try:
-            on_described(description)
-        except BaseException:
-            for actor in actors:
-                ray.kill(actor)
-            raise
-    total = sum(len(b) for _, b in jobs)
-    progress = Progress(f"{len(targets)} env(s) on {workers} workers", total, quiet=quiet)
+    return description
+
+
+def _run_jobs(
+    ray: Any, actors: list[Any], jobs: list[Any], store: ResultsStore, label: str, quiet: bool
+) -> None:
+    """Hand the batches to free actors and append each batch's records as it finishes."""
+    from tomgym.eval.runner import Progress
+    from tomgym.eval.store import ResultRecord
+
+    progress = Progress(label, sum(len(b) for _, b in jobs), quiet=quiet)
     in_flight: dict[Any, int] = {}
     queue = list(jobs)
-    free = list(range(workers))
+    free = list(range(len(actors)))
     try:
         while queue or in_flight:
             while queue and free:
@@ -131,18 +136,12 @@ def run_distributed(
                     # keep what the other workers finish, then stop with the worker's own
                     # error (a served model that gives no reply), not Ray's wrapper of it
                     _keep_finished(ray, list(in_flight), store, progress)
-                    cause = getattr(exc, "cause", None)
-                    if isinstance(cause, Exception):
-                        raise cause from None
-                    raise
+                    raise worker_cause(exc) from None
                 records = [ResultRecord.model_validate_json(line) for line in lines]
                 store.append(records)
                 progress.update(records)
     finally:
         progress.close()
-        for actor in actors:
-            ray.kill(actor)
-    return description
 
 
 WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "HF_HUB_OFFLINE")
@@ -179,7 +178,9 @@ def worker_cause(exc: BaseException) -> BaseException:
     building its agent), else ``exc``."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
-        return worker_cause(cause)
+        return cause
+    if not type(exc).__module__.startswith("ray."):
+        return exc
     text = str(exc)
     for line in reversed(text.strip().splitlines()):  # an actor's creation error, as Ray words it
         if ": " in line and not line.startswith((" ", "\t", "Traceback")):
