@@ -150,9 +150,30 @@ def judged_places(item: ToMItem) -> frozenset[str]:
     return places_of(item) - repeatable
 
 
-_STRUCK_THROUGH = re.compile(r"~~.*?~~|<(s|del|strike)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-"""Markdown or HTML strikethrough: what a response crosses out ("~~box~~ basket", "<s>box</s>
-basket") it does not answer."""
+_STRUCK_THROUGH = re.compile(r"~~.*?~~", re.DOTALL)
+"""Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer."""
+
+_STRIKE_TAGS = re.compile(r"<(/?)(s|del|strike)>", re.IGNORECASE)
+"""HTML strikethrough tags: ``<s>box</s> basket`` crosses the box out as ``~~box~~`` does."""
+
+
+def without_struck_tags(answer: str) -> str:
+    """``answer`` with each ``<s>``, ``<del>`` or ``<strike>`` span and its tags left out, in one
+    pass (a regex with a lazy ``.*?`` to a closing tag is quadratic on a megabyte of opening
+    tags); an unclosed tag and what follows it are kept."""
+    parts: list[str] = []
+    kept_from, opened, opened_at = 0, "", 0
+    for match in _STRIKE_TAGS.finditer(answer):
+        closing, name = match.group(1), match.group(2).lower()
+        if not opened and not closing:
+            parts.append(answer[kept_from : match.start()])
+            opened, opened_at = name, match.start()
+        elif closing and name == opened:
+            parts.append(" ")
+            kept_from, opened = match.end(), ""
+    parts.append(answer[opened_at:] if opened else answer[kept_from:])
+    return "".join(parts)
+
 
 _RETRACTED_AT_END = re.compile(
     r"[.,;:!?(\-–—]\s*(?:wait[,.!]?\s*)?(?:actually[,.!]?\s*)?"
@@ -227,8 +248,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     """Judge an extracted answer against an item, by the item's answer type (what it strikes
     through left out; a choice or text answer's questions answered "no" and its check and cross
     marks read, see :func:`read_denied_questions` and :func:`read_marks`)."""
-    if "~~" in answer or "<" in answer:
+    if "~~" in answer:
         answer = _STRUCK_THROUGH.sub(" ", answer)
+    if "<" in answer:
+        answer = without_struck_tags(answer)
     retracted = _RETRACTED_AT_END_YES_NO if item.answer_type == "yes_no" else _RETRACTED_AT_END
     if retracted.search(answer) or _REFUTED_AT_START.search(answer):
         return False, "wrong", "the answer takes itself back, or is labelled wrong"
