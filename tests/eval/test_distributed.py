@@ -20,7 +20,7 @@ def comparable(directory: Path) -> list[dict[str, object]]:
 
 @pytest.mark.slow  # a local ray.init takes 15-20 s
 def test_ray_workers_write_the_single_process_results(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
     pytest.importorskip("tomgym.agents.baselines")
@@ -34,6 +34,7 @@ def test_ray_workers_write_the_single_process_results(
     finally:
         ray.shutdown()
     assert comparable(sharded) == comparable(single)
+    assert "Started a local Ray instance" not in capfd.readouterr().err  # --quiet is quiet
     assert json.loads((sharded / "summary.json").read_text()) == json.loads(
         (single / "summary.json").read_text()
     )
@@ -116,3 +117,17 @@ def test_ray_workers_are_checked_against_the_runs_precision(tmp_path: Path) -> N
         "bfloat16"
     )
     assert len((out / "results.jsonl").read_text().splitlines()) == 1  # nothing mixed in
+
+
+def test_workers_beyond_the_cpus_of_a_ray_started_before_do_not_wait_forever(
+    tmp_path: Path,
+) -> None:
+    """Ray audit: from Python, with Ray already started on 1 CPU, workers=3 made actors that
+    could never be placed, and the run waited forever after 7 of 8 records."""
+    ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        evaluate("random", ENVS[:1], n=4, out=tmp_path, batch_size=1, workers=3, quiet=True)
+    finally:
+        ray.shutdown()
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 4

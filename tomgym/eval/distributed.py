@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -85,11 +86,16 @@ def run_distributed(
             "include_dashboard": False,
             "log_to_driver": False,
         }
+        if quiet:  # Ray's own start-up lines ("Started a local Ray instance") too
+            init["logging_level"] = logging.ERROR
         if address is None:
             init["num_cpus"] = workers
         else:  # a cluster's workers read the driver's data root and settings, not their own
             init["runtime_env"] = {"env_vars": worker_env()}
         ray.init(**init)
+    elif address is None:  # a Ray started before (from Python) with fewer CPUs: an actor
+        # that can never be placed waited forever
+        workers = max(1, min(workers, int(ray.cluster_resources().get("CPU", workers))))
     remote = ray.remote(num_cpus=1)(AgentWorker) if address is None else ray.remote(AgentWorker)
     # Handles are typed Any: Ray's stubs do not see the actor's methods as remote functions.
     actors: list[Any] = [remote.remote(agent, options) for _ in range(workers)]
@@ -97,7 +103,7 @@ def run_distributed(
         try:
             description: dict[str, Any] = ray.get(actors[0].describe.remote())
         except Exception as exc:  # the agent failed to build in its worker: its error, one line
-            raise worker_cause(exc) from None
+            raise worker_cause(exc, "the agent failed to start in its Ray worker") from None
         if on_described is not None:
             on_described(description)
         _run_jobs(ray, actors, jobs, store, f"{len(targets)} env(s) on {workers} workers", quiet)
@@ -136,7 +142,7 @@ def _run_jobs(
                     # keep what the other workers finish, then stop with the worker's own
                     # error (a served model that gives no reply), not Ray's wrapper of it
                     _keep_finished(ray, list(in_flight), store, progress)
-                    raise worker_cause(exc) from None
+                    raise worker_cause(exc, "a Ray worker stopped; rerun to resume") from None
                 records = [ResultRecord.model_validate_json(line) for line in lines]
                 store.append(records)
                 progress.update(records)
@@ -173,9 +179,9 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         ) from None
 
 
-def worker_cause(exc: BaseException) -> BaseException:
-    """The error a worker raised, out of Ray's wrappers (a task's ``cause``, an actor that died
-    building its agent), else ``exc``."""
+def worker_cause(exc: BaseException, what: str) -> BaseException:
+    """The error a worker raised, out of Ray's wrappers (a task's ``cause``), else Ray's own
+    (an actor that died building its agent, or later) in one line after ``what``."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
         return cause
@@ -184,7 +190,7 @@ def worker_cause(exc: BaseException) -> BaseException:
     text = str(exc)
     for line in reversed(text.strip().splitlines()):  # an actor's creation error, as Ray words it
         if ": " in line and not line.startswith((" ", "\t", "Traceback")):
-            return RuntimeError(f"the agent failed to start in its Ray worker: {line.strip()}")
+            return RuntimeError(f"{what}: {line.strip()}")
     return exc
 
 
