@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -157,8 +158,6 @@ WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "HF_HUB_OFFLINE")
 
 def worker_env() -> dict[str, str]:
     """The driver's values of WORKER_ENV_VARS that are set."""
-    import os
-
     return {name: os.environ[name] for name in WORKER_ENV_VARS if name in os.environ}
 
 

@@ -282,8 +282,8 @@ def evaluate(
             # what fails in a worker fails as a Ray traceback: the spec (a missing local model)
             # and a rule-based agent's options (cheap to build) are checked here first
             check_agent_spec(agent)
-            if agent_kind(agent) in RULE_BASED:
-                make_agent(agent, **options)
+            if agent_kind(agent) in RULE_BASED:  # built once here, and shipped to the workers
+                built = make_agent(agent, **options)
             if ray_address is not None:  # Ray retried an address where nothing listens forever
                 from tomgym.eval.distributed import check_reachable
 
@@ -293,11 +293,7 @@ def evaluate(
             built = make_agent(agent, **options) if isinstance(agent, str) else None
         if built is not None:
             described = built.describe()
-            moved = revision_conflict(old.agent_description, described) if old else None
-            if old is not None and not moved and best:
-                moved = precision_conflict(old.agent_description, described)
-            if moved:
-                raise RunConflictError(f"{directory} holds a different run: {moved}")
+            check_same_model(directory, old, described, bool(best))
             metadata = metadata.model_copy(
                 update={"agent_description": described, "privileged": built.privileged}
             )
@@ -332,12 +328,7 @@ def evaluate(
                     own (a run resumed on a GPU in bfloat16 went on mixing precisions), and
                     recorded at once: a run interrupted later still says what it ran."""
                     nonlocal metadata
-                    now = info["agent_description"]
-                    moved = revision_conflict(old.agent_description, now) if old else None
-                    if old is not None and not moved and best:
-                        moved = precision_conflict(old.agent_description, now)
-                    if moved:
-                        raise RunConflictError(f"{directory} holds a different run: {moved}")
+                    check_same_model(directory, old, info["agent_description"], bool(best))
                     metadata = metadata.model_copy(update=info)
                     write_json(directory / METADATA_FILE, metadata)
 
@@ -471,6 +462,18 @@ def refuse_run_settings(agent_options: Mapping[str, Any]) -> None:
             f"agent option {', '.join(own)}: give it as its own argument (--temperature, "
             "--max-new-tokens, --seed, --batch-size), which the run records"
         )
+
+
+def check_same_model(
+    directory: Path, old: RunMetadata | None, described: dict[str, Any], scored: bool
+) -> None:
+    """Refuse a model at another hub commit than the directory's run, or (once it has scored
+    records) computing in another precision: the run would mix two models' answers."""
+    moved = revision_conflict(old.agent_description, described) if old else None
+    if old is not None and not moved and scored:
+        moved = precision_conflict(old.agent_description, described)
+    if moved:
+        raise RunConflictError(f"{directory} holds a different run: {moved}")
 
 
 @contextlib.contextmanager
