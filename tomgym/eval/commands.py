@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +146,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from tomgym.eval.leaderboard import collect, run_suite, to_markdown, write_leaderboard
+    from tomgym.eval.leaderboard import (
+        collect,
+        earlier_suite_runs,
+        run_suite,
+        to_markdown,
+        write_leaderboard,
+    )
     from tomgym.eval.suites import load_suite
 
     status = 0
@@ -174,7 +179,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             print(f"tomgym leaderboard: {exc}", file=sys.stderr)
             return 2
         earlier = earlier_suite_runs(
-            args.out, suite.name, [*(r.directory for r in board.rows), *(args.dirs or [])]
+            Path(args.out), suite.name, [*(r.directory for r in board.rows), *(args.dirs or [])]
         )
         if earlier:  # a board that one agent's run into the same --out shrank to its one row
             stopped = board.stopped
@@ -223,26 +228,6 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if "plots_skipped" in written:
         print(written["plots_skipped"], file=sys.stderr)
     return status
-
-
-def earlier_suite_runs(out: str, suite: str, ran: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """Run folders under ``out/runs`` of this suite that this command did not run (an earlier
-    command's agents): the board of a suite directory holds every agent run into it."""
-    from tomgym.eval.store import RunFileError, read_metadata
-
-    runs = Path(out) / "runs"
-    done = {Path(d).resolve() for d in ran}
-    found = []
-    for directory in sorted(runs.iterdir()) if runs.is_dir() else []:
-        if not directory.is_dir() or directory.resolve() in done:
-            continue
-        try:
-            metadata = read_metadata(directory)
-        except RunFileError:
-            continue  # not tabulated: a damaged run is named when given by hand
-        if metadata is not None and metadata.suite == suite:
-            found.append(directory)
-    return found
 
 
 _NOT_RUN_OPTIONS = frozenset({"command", "handler", "dirs", "suite", "out", "quiet", "debug",

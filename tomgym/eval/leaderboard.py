@@ -953,6 +953,34 @@ def run_folder_names(out: Path, agents: Sequence[str]) -> dict[str, Path]:
     return folders
 
 
+def stored_runs(out: Path) -> list[tuple[Path, RunMetadata]]:
+    """The run folders under ``out/runs`` with readable metadata, in name order (a damaged one
+    is named when given to a leaderboard by hand)."""
+    runs = out / "runs"
+    found = []
+    for directory in sorted(runs.iterdir()) if runs.is_dir() else []:
+        if not directory.is_dir():
+            continue
+        try:
+            metadata = read_metadata(directory)
+        except RunFileError:
+            continue
+        if metadata is not None:
+            found.append((directory, metadata))
+    return found
+
+
+def earlier_suite_runs(out: Path, suite: str, ran: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Run folders under ``out/runs`` of this suite that this command did not run (an earlier
+    command's agents): the board of a suite directory holds every agent run into it."""
+    done = {Path(d).resolve() for d in ran}
+    return [
+        directory
+        for directory, metadata in stored_runs(out)
+        if metadata.suite == suite and directory.resolve() not in done
+    ]
+
+
 def suite_run_directory(out: Path, agent: str, claimed: set[Path], own: Path | None = None) -> Path:
     """``out/runs/<agent>``, or the run there of the same agent under an earlier spec: a
     served model whose URL changed (``127.0.0.1`` -> ``localhost``, a new port after a
@@ -962,16 +990,10 @@ def suite_run_directory(out: Path, agent: str, claimed: set[Path], own: Path | N
     as :func:`run_folder_names` names it."""
     own = own or out / "runs" / safe_name(agent)
     identity = agent_identity(agent)
-    if own.exists() or identity == agent or not (out / "runs").is_dir():
+    if own.exists() or identity == agent:
         return own
-    for directory in sorted((out / "runs").iterdir()):
-        if directory in claimed or not directory.is_dir():
-            continue
-        try:
-            metadata = read_metadata(directory)
-        except RunFileError:
-            continue
-        if metadata is not None and agent_identity(metadata.agent) == identity:
+    for directory, metadata in stored_runs(out):
+        if directory not in claimed and agent_identity(metadata.agent) == identity:
             print(
                 f"tomgym leaderboard: note: {agent} goes on in {directory}, the run of "
                 f"{metadata.agent} (the same served model at another URL)",
