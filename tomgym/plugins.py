@@ -10,9 +10,11 @@ with a logged warning, and messages name it as the owner).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import re
+import sys
 import types
 import warnings
 from dataclasses import dataclass
@@ -31,6 +33,8 @@ PLUGIN_ENVS: set[str] = set()
 _ENV_ID = re.compile(r"[\w.:/-]+-v\d+")
 _OWNERS: dict[str, str] = {}
 """Env ID -> the plugin that registered it, as messages name it."""
+_REGISTERED_BY: dict[tuple[str, str, str], tuple[str, ...]] = {}
+"""A loaded entry point -> the env IDs it registered (undone before ``force`` reruns it)."""
 
 
 @dataclass(frozen=True)
@@ -51,17 +55,26 @@ def _distribution(ep: EntryPoint) -> str | None:
     return None if dist is None else str(dist.metadata["Name"])
 
 
-def load_plugin(ep: EntryPoint) -> PluginResult:
-    """Load one entry point, catching any error it raises (and removing what it registered)."""
-    from tomgym.registry import registry_state, restore_registry
+def load_plugin(ep: EntryPoint, previous: tuple[str, ...] = ()) -> PluginResult:
+    """Load one entry point, catching any error it raises (and removing what it registered).
+
+    ``previous``: the env IDs an earlier load of it registered; they are removed first and a
+    module target is reloaded, so that it registers them again (and on failure they come back).
+    """
+    from tomgym.registry import registry_state, restore_registry, unregister_tom_env
 
     dist = _distribution(ep)
-    before = {s.id for s in list_envs()}
     state = registry_state()
+    for env_id in previous:
+        unregister_tom_env(env_id)
+    before = {s.id for s in list_envs()}
     try:
         with warnings.catch_warnings(record=True) as raised:
             warnings.simplefilter("default")
+            imported = ep.module in sys.modules
             target = ep.load()
+            if previous and imported and isinstance(target, types.ModuleType):
+                target = importlib.reload(target)  # its import is what registers
             if not isinstance(target, types.ModuleType):
                 if not callable(target):
                     raise TypeError(f"{ep.value} is neither a module nor a callable")
@@ -88,7 +101,9 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
     now = {s.id: s for s in list_envs()}
     added = tuple(i for i in now if i not in before)
     specs_before = state[0]
-    changed = [i for i, spec in specs_before.items() if now.get(i) is not spec]
+    changed = [
+        i for i, spec in specs_before.items() if now.get(i) is not spec and i not in previous
+    ]
     if changed:  # allowed (overwrite=True), and documented; but never silently
         what = ", ".join(f"{i} ({'replaced' if i in now else 'removed'})" for i in changed)
         logger.warning(
@@ -99,7 +114,9 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
             dist,
             what,
         )
+    PLUGIN_ENVS.difference_update(set(previous) - set(added))  # a rerun may register fewer
     PLUGIN_ENVS.update(added)
+    _REGISTERED_BY[(ep.group, ep.name, ep.value)] = added
     owner = f"plugin {ep.name!r}" + (f" of the package {dist}" if dist else "")
     _OWNERS.update(dict.fromkeys([*added, *(i for i in changed if i in now)], owner))
     return PluginResult(ep.name, ep.value, dist, ok=True, registered=added)
@@ -108,7 +125,8 @@ def load_plugin(ep: EntryPoint) -> PluginResult:
 def load_plugins(group: str = GROUP, *, force: bool = False) -> list[PluginResult]:
     """Load every entry point of ``group``, in name order; one result per entry point.
 
-    An entry point that already loaded in this process is skipped unless ``force``.
+    An entry point that already loaded in this process is skipped unless ``force``: then the
+    envs it registered are removed and it runs again (a module is reloaded).
     Nothing is loaded when ``$TOMGYM_NO_PLUGINS`` is set to a non-empty value other than 0.
     """
     if os.environ.get(DISABLE_VAR, "0") not in ("", "0"):
@@ -121,7 +139,7 @@ def load_plugins(group: str = GROUP, *, force: bool = False) -> list[PluginResul
                 PluginResult(ep.name, ep.value, _distribution(ep), ok=True, skipped=True)
             )
             continue
-        result = load_plugin(ep)
+        result = load_plugin(ep, _REGISTERED_BY.get(key, ()) if key in _LOADED else ())
         if result.ok:
             _LOADED.add(key)
         results.append(result)

@@ -209,3 +209,46 @@ def test_a_plugin_replacing_a_built_in_env_is_said_at_load(
     assert "'replacer'" in caplog.text
     assert "changed envs registered before it: ToM-HiToM-O4-v0 (replaced)" in caplog.text
     assert tomgym.get_spec("ToM-HiToM-O4-v0").family == "hitom"
+
+
+MODULE_PLUGIN = """
+from tomgym import register_tom_env
+
+register_tom_env(
+    "Module-Plugin-ToM-v0",
+    items=[{"id": "m0", "story": "1 Ann put the pen in the box.", "question": "Where is the pen?",
+            "answer": "box", "candidates": ["box", "bag"]}],
+    family="plugin",
+)
+"""
+
+
+def test_force_reruns_loaded_plugins_in_place_of_failing_on_their_own_ids(
+    installed: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Noticed in a plugin audit: ``load_plugins(force=True)`` ran a plugin that had loaded
+    again on top of its own envs, and it failed on their IDs ("already registered"). Now the
+    envs it registered are removed first, and a module plugin is reloaded (its import is what
+    registers), without the "changed envs registered before it" warning."""
+    group = "tomgym.envs.test-rerun"
+    (installed / "rerun").mkdir()
+    install_distribution(
+        installed / "rerun",
+        monkeypatch,
+        "tomgym-testrerun",
+        group,
+        {"tomgym_testplugin_module": MODULE_PLUGIN, "tomgym_testplugin_good": GOOD},
+        {"callable": "tomgym_testplugin_good:register", "module": "tomgym_testplugin_module"},
+    )
+    try:
+        first = {r.name: r for r in load_plugins(group, force=True)}
+        assert all(r.ok and not r.skipped for r in first.values()), first
+        with caplog.at_level(logging.WARNING, logger="tomgym.plugins"):
+            again = {r.name: r for r in load_plugins(group, force=True)}
+        assert again["callable"].ok and again["callable"].registered == ("Plugin-ToM-v0",)
+        assert again["module"].ok and again["module"].registered == ("Module-Plugin-ToM-v0",)
+        assert "changed envs" not in caplog.text and "failed" not in caplog.text
+        tomgym.make("Module-Plugin-ToM-v0").reset(options={"index": 0})
+    finally:
+        unregister_tom_env("Module-Plugin-ToM-v0")
+        monkeypatch.delitem(sys.modules, "tomgym_testplugin_module", raising=False)
