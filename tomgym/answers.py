@@ -291,40 +291,44 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
     caller who put ``info["prefill"]`` in front, as the observation shows it) is read as the
     full text, not given the prefill twice.
 
-    The format holds when the full text (``prefill + text``) has exactly one ``<think>``, one
-    ``</think>``, one ``<answer>`` and one ``</answer>``, in that order, with only whitespace
-    before ``<think>``, between ``</think>`` and ``<answer>`` and after ``</answer>`` (there,
-    end-of-turn tokens too: ``_AFTER_ANSWER_OK``). The answer is the inside of the single
-    answer block; several blocks, nested tags, an empty block or one inside the think part
-    give no answer.
+    The format holds when the full text (``prefill + text``) has exactly one ``<think>`` and one
+    ``</think>``, and after them one ``<answer>`` and one ``</answer>``, in that order, with
+    only whitespace before ``<think>``, between ``</think>`` and ``<answer>`` and after
+    ``</answer>`` (there, end-of-turn tokens too: ``_AFTER_ANSWER_OK``). The answer is the
+    inside of the single answer block; several blocks, nested tags, an empty block or one
+    inside the think part give no answer. Answer tags inside a (well-formed) think part are
+    part of the thinking: they neither give an answer nor count as a second block.
     """
     full = with_prefill(text, prefill)
     n_think_open, n_think_close = full.count(THINK_OPEN), full.count(THINK_CLOSE)
-    n_answer_open, n_answer_close = full.count(ANSWER_OPEN), full.count(ANSWER_CLOSE)
     think_open = full.find(THINK_OPEN)
     think_close = full.find(THINK_CLOSE)
-    answer_open = full.find(ANSWER_OPEN)
-    answer_close = full.find(ANSWER_CLOSE)
+    think = None
+    tags = full  # where answer tags count: the text with a well-formed think part blanked
+    if n_think_open == 1 and n_think_close == 1 and think_open < think_close:
+        start = think_open + len(THINK_OPEN)
+        think = full[start:think_close]
+        if "<" in think:  # answer tags in the thinking are thinking ("I'll use <answer> tags",
+            # as the prompt says): an answer block there is no answer, nor a second block
+            tags = full[:start] + " " * len(think) + full[think_close:]
+    n_answer_open, n_answer_close = tags.count(ANSWER_OPEN), tags.count(ANSWER_CLOSE)
+    answer_open = tags.find(ANSWER_OPEN)
+    answer_close = tags.find(ANSWER_CLOSE)
     format_ok = (
-        n_think_open == n_think_close == n_answer_open == n_answer_close == 1
+        think is not None
+        and n_answer_open == n_answer_close == 1
         and 0 <= think_open < think_close < answer_open < answer_close
         and not full[:think_open].strip()
         and not full[think_close + len(THINK_CLOSE) : answer_open].strip()
         # "... Actually the drawer." after the block breaks it; an end-of-turn token does not
         and _AFTER_ANSWER_OK.fullmatch(full, answer_close + len(ANSWER_CLOSE)) is not None
     )
-    think = None
-    if n_think_open == 1 and n_think_close == 1 and think_open < think_close:
-        think = full[think_open + len(THINK_OPEN) : think_close]
     if n_answer_open == 0 or n_answer_close == 0:
         return ParsedResponse(format_ok, None, think, "no_answer")
     if n_answer_open > 1 or n_answer_close > 1:
         return ParsedResponse(format_ok, None, think, "several_answers")
     if answer_close < answer_open:
         return ParsedResponse(format_ok, None, think, "unparsable")
-    if think is not None and think_open < answer_open and answer_close < think_close:
-        # an answer block inside the thinking is thinking: it was scored as the answer
-        return ParsedResponse(format_ok, None, think, "no_answer")
     answer = full[answer_open + len(ANSWER_OPEN) : answer_close]
     if THINK_OPEN in answer or THINK_CLOSE in answer:
         return ParsedResponse(format_ok, None, think, "unparsable")

@@ -308,9 +308,12 @@ def score_response(
     """Score a response to ``item``: format, extracted answer, correctness, reward parts."""
     spec = resolve_reward(reward)
     parsed = parse_response(response, prefill)
-    untagged = ANSWER_OPEN not in response and ANSWER_CLOSE not in response
-    if parsed.answer is None and untagged and spec.untagged_answers:
-        visible = outside_think(response, prefill)
+    visible = None
+    if parsed.answer is None and spec.untagged_answers:
+        visible = outside_think(response, prefill)  # answer tags in the thinking are thinking
+        if ANSWER_OPEN in visible or ANSWER_CLOSE in visible:
+            visible = None  # tagged, but not well: judged as such
+    if visible is not None:
         if visible.strip():
             correct, verdict, detail = judge_answer(visible, item)
         elif response.strip():

@@ -252,6 +252,25 @@ def test_an_answer_inside_the_think_part_or_text_after_the_answer_is_not_the_for
         assert ended.format_ok and ended.reward == 1.1, end
 
 
+def test_answer_tags_named_in_the_thinking_are_thinking() -> None:
+    """False-negative audit: the prompt asks for the answer "inside <answer> </answer> tags",
+    and a model that said so while thinking ("I'll give it in <answer> tags") got
+    several_answers and reward 0 for a clean, correct answer block. Tags in the think part are
+    now thinking: no answer, no second block; the lenient preset reads past them too."""
+    item = ToMItem(id="q", story="Ann put the pen in the box.", question="Where is the pen?",
+                   answer="box", candidates=("box", "drawer"))  # fmt: skip
+    echoed = score_response("<think>Use <answer> tags.</think><answer>box</answer>", item)
+    assert (echoed.correct, echoed.format_ok, echoed.reward) == (True, True, 1.1)
+    drafted = "<think>maybe <answer>drawer</answer>? no</think><answer>box</answer>"
+    assert score_response(drafted, item).reward == 1.1  # the one block after the thinking
+    only_inside = score_response("<think>so <answer>box</answer></think>", item)
+    assert (only_inside.correct, only_inside.verdict) == (False, "no_answer")
+    two_after = score_response("<think>x</think><answer>box</answer><answer>drawer</answer>", item)
+    assert two_after.verdict == "several_answers"
+    lenient = score_response("<think>use <answer> tags</think>The box.", item, "lenient")
+    assert lenient.correct and not lenient.format_ok
+
+
 @pytest.mark.parametrize(
     "env_id", ["ToM-HiToM-O2-v0", "ToM-ExploreToM-v0", "ToM-OpenToM-FineLoc-v0"]
 )
