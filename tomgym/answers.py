@@ -1619,9 +1619,10 @@ def judge_text(
 
 
 def leading_yes_no(text: str) -> str | None:
-    """``"yes"`` or ``"no"`` when the text starts with that word (or "yeah", "yep", "nope"...),
-    after an announcement such as "Answer:" or "The answer is", or is one of
-    WHOLE_YES_NO_ANSWERS ("Not really."); else None."""
+    """``"yes"`` or ``"no"`` when the text starts with that word (or "yeah", "yep", "nope",
+    "true", "false"...), after an announcement such as "Answer:" or "The answer is", or is one
+    of WHOLE_YES_NO_ANSWERS ("Not really."); else None: also for a "no" that declines to
+    answer ("No idea", :func:`_declines`) and a bare yes or no asked back ("Yes?")."""
     tokens = words(text)
     for _ in range(2):  # "Final answer: \boxed{yes}": an announcement, then a box
         for preamble in ANSWER_PREAMBLES:
@@ -1632,14 +1633,32 @@ def leading_yes_no(text: str) -> str | None:
             break
     if not tokens:
         return None
-    if tokens[0] in YES_WORDS:
+    if len(tokens) == 1 and text.rstrip().endswith("?"):
+        return None  # "Yes?" asks, it does not answer
+    if tokens[0] in YES_WORDS or tokens[0] == "true":
         return "yes"
     if tokens[0] in NO_WORDS:
+        return None if _declines(tokens) else "no"
+    if tokens[0] == "false":
         return "no"
     whole = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
     if whole is None and tokens[0] in _HEDGE_STARTS:
         return _hedged_yes_no(_visible(unicodedata.normalize("NFKC", text)))
     return whole
+
+
+_DECLINING_AFTER_NO = frozenset({"idea", "clue", "clues", "telling", "comment"})
+
+
+def _declines(tokens: Sequence[str]) -> bool:
+    """Whether words opening with a "no" decline to answer instead ("No idea", "no clue", "no
+    way to tell", "no telling"): they were read as the answer "no"."""
+    if len(tokens) < 2:
+        return False
+    follows = tokens[1]
+    return follows in _DECLINING_AFTER_NO or (
+        follows == "way" and len(tokens) > 2 and tokens[2] in ("to", "of")
+    )
 
 
 WHOLE_YES_NO_ANSWERS = {

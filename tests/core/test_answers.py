@@ -367,8 +367,9 @@ def test_a_free_text_name_gold_refuses_the_story_s_other_names_however_joined(ha
     """Free-text items without candidates (a user's "Who...?" data): the story's names joined by
     spaces or words the list check does not split on scored correct for every gold."""
     for gold in ("Ann", "Bob", "Carl"):
-        item = ToMItem(id="w", story=WHO_STORY, question="Who moved the ball?", answer=gold,
-                       answer_type="text")
+        item = ToMItem(
+            id="w", story=WHO_STORY, question="Who moved the ball?", answer=gold, answer_type="text"
+        )
         if gold.lower() in hack.lower().split():
             assert score_response(fmt(hack), item).verdict == "several_candidates", (hack, gold)
 
@@ -381,13 +382,15 @@ def test_a_free_text_name_gold_refuses_the_story_s_other_names_however_joined(ha
 def test_a_free_text_name_gold_keeps_plain_answers_and_the_question_s_own_names(
     answer: str,
 ) -> None:
-    item = ToMItem(id="w", story=WHO_STORY, question="Who moved the ball?", answer="Bob",
-                    answer_type="text")
+    item = ToMItem(
+        id="w", story=WHO_STORY, question="Who moved the ball?", answer="Bob", answer_type="text"
+    )
     judged = score_response(fmt(answer), item)
     # "after Ann left" names Ann as part of the story, not as an answer: refused, as a list is
     assert judged.correct == ("Ann left" not in answer), (answer, judged.verdict)
-    asked = ToMItem(id="w", story=WHO_STORY, question="Whom did Ann see?", answer="Bob",
-                     answer_type="text")
+    asked = ToMItem(
+        id="w", story=WHO_STORY, question="Whom did Ann see?", answer="Bob", answer_type="text"
+    )
     assert score_response(fmt("Ann saw Bob"), asked).correct  # Ann is the question's
 
 
@@ -436,8 +439,14 @@ def test_an_option_quoted_whole_is_not_read_for_labels() -> None:
     labels = {"a": first, "b": second}
 
     def verdict(answer: str, gold: str) -> str:
-        item = ToMItem(id="f", story="s", question="q", answer=gold, candidates=(first, second),
-                       metadata={"option_labels": labels})
+        item = ToMItem(
+            id="f",
+            story="s",
+            question="q",
+            answer=gold,
+            candidates=(first, second),
+            metadata={"option_labels": labels},
+        )
         return score_response(fmt(answer), item).verdict
 
     assert verdict(first, second) == "wrong" and verdict(first, first) == "correct"
@@ -445,8 +454,14 @@ def test_an_option_quoted_whole_is_not_read_for_labels() -> None:
     assert verdict(f"A: {second}", second) == "correct"
     assert verdict("A B)", second) == "several_candidates"  # two labels, not an article
     assert verdict("(b)", second) == "correct"
-    item = ToMItem(id="f", story="s", question="q", answer="x", candidates=("x", "y"),
-                   metadata={"option_labels": {"": "x", "b": "y"}})  # an empty label: no crash
+    item = ToMItem(
+        id="f",
+        story="s",
+        question="q",
+        answer="x",
+        candidates=("x", "y"),
+        metadata={"option_labels": {"": "x", "b": "y"}},
+    )  # an empty label: no crash
     assert score_response(fmt("(b)"), item).verdict == "wrong"
 
 
@@ -1118,8 +1133,14 @@ def test_option_letters_paired_in_parentheses_name_every_letter(answer: str) -> 
     letter and paid for option (b) alone; on FANToM every item with gold (b) paid for it."""
     texts = {"a": "positive", "b": "negative", "c": "neutral"}
     for gold in texts.values():
-        item = ToMItem(id="f", story="s", question="q", answer=gold,
-                       candidates=tuple(texts.values()), metadata={"option_labels": texts})
+        item = ToMItem(
+            id="f",
+            story="s",
+            question="q",
+            answer=gold,
+            candidates=tuple(texts.values()),
+            metadata={"option_labels": texts},
+        )
         assert score_response(fmt(answer), item).verdict == "several_candidates", (answer, gold)
 
 
@@ -1129,8 +1150,14 @@ def test_a_parenthesis_opening_with_an_article_or_one_letter_is_unchanged() -> N
     texts = {"a": "positive", "b": "negative", "c": "neutral"}
 
     def verdict(answer: str, gold: str) -> str:
-        item = ToMItem(id="f", story="s", question="q", answer=gold,
-                       candidates=tuple(texts.values()), metadata={"option_labels": texts})
+        item = ToMItem(
+            id="f",
+            story="s",
+            question="q",
+            answer=gold,
+            candidates=tuple(texts.values()),
+            metadata={"option_labels": texts},
+        )
         return score_response(fmt(answer), item).verdict
 
     assert verdict("(b)", "negative") == "correct"
@@ -1181,8 +1208,9 @@ def test_a_hedged_fullness_label_names_both(answer: str) -> None:
 def test_a_gold_refuted_after_it_or_struck_through_is_not_paid(answer: str) -> None:
     """Red team C: "the box is false", "the box is not it" and the markdown strikethrough
     "~~box~~" paid on every item of ToMi, Hi-ToM and OpenToM (300/300, 400/400)."""
-    item = ToMItem(id="c", story="s", question="q", answer="box",
-                   candidates=("box", "basket", "chest"))
+    item = ToMItem(
+        id="c", story="s", question="q", answer="box", candidates=("box", "basket", "chest")
+    )
     assert not score_response(fmt(answer), item).correct, answer
 
 
@@ -1194,8 +1222,9 @@ def test_a_gold_refuted_after_it_or_struck_through_is_not_paid(answer: str) -> N
 def test_a_struck_through_rival_or_a_false_belief_keeps_the_gold(answer: str) -> None:
     """What a response strikes through it does not answer; "false" refutes only as the last
     word of the gold's clause, not as a description ("false belief")."""
-    item = ToMItem(id="c", story="s", question="q", answer="box",
-                   candidates=("box", "basket", "chest"))
+    item = ToMItem(
+        id="c", story="s", question="q", answer="box", candidates=("box", "basket", "chest")
+    )
     assert score_response(fmt(answer), item).correct, answer
 
 
@@ -1226,8 +1255,9 @@ def test_a_candidate_refuted_after_it_is_excluded_and_its_refutation_is_its_own(
     "wrong" after the box read as the gold's; a rival refuted after it ("blue box is wrong")
     still counted as a second answer. Last session's leftover: named by its own word and "one"
     ("the blue one is wrong"), the rival's refutation was still read as the gold's."""
-    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=HITOM_CONTAINERS)
+    item = ToMItem(
+        id="c", story="s", question="q", answer="green_basket", candidates=HITOM_CONTAINERS
+    )
     assert score_response(fmt(answer), item).verdict == verdict
 
 
@@ -1242,8 +1272,13 @@ def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) ->
 
 def basket_item() -> ToMItem:
     """A Hi-ToM-like choice item: gold green_basket, rivals sharing no word with it."""
-    return ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=("green_basket", "blue_box", "red_drawer"))
+    return ToMItem(
+        id="c",
+        story="s",
+        question="q",
+        answer="green_basket",
+        candidates=("green_basket", "blue_box", "red_drawer"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -1271,8 +1306,14 @@ def test_check_and_cross_marks_say_which_candidate_is_meant(answer: str, verdict
 
 
 def test_marks_in_a_free_text_answer_are_read_too() -> None:
-    item = ToMItem(id="t", story="Ann walked to the kitchen.", question="Where is Ann?",
-                   answer="kitchen", answer_type="text", candidates=("kitchen", "garden"))
+    item = ToMItem(
+        id="t",
+        story="Ann walked to the kitchen.",
+        question="Where is Ann?",
+        answer="kitchen",
+        answer_type="text",
+        candidates=("kitchen", "garden"),
+    )
     assert score_response(fmt("garden ❌ kitchen ✅"), item).correct
     assert not score_response(fmt("kitchen ❌"), item).correct
 
@@ -1317,8 +1358,14 @@ def test_an_option_letter_before_a_bracket_is_read_beside_the_text(answer: str) 
     """Last session's leftover: "Answer: b (<option a's text>)" paid for option a, the letter
     before "(" read as no label; letter and text now name both options."""
     texts = {"a": "Kai thinks it was Peru.", "b": "Kai thinks it was Chile."}
-    item = ToMItem(id="f", story="s", question="q", answer=texts["a"],
-                   candidates=tuple(texts.values()), metadata={"option_labels": texts})
+    item = ToMItem(
+        id="f",
+        story="s",
+        question="q",
+        answer=texts["a"],
+        candidates=tuple(texts.values()),
+        metadata={"option_labels": texts},
+    )
     assert score_response(fmt(answer), item).verdict == "several_candidates"
     agreeing = answer.replace("b (", "a (")
     assert score_response(fmt(agreeing), item).correct, agreeing
@@ -1341,8 +1388,13 @@ def test_a_rival_offered_by_its_own_word_beside_a_noun_or_a_mark_is_a_second_ans
     paid for the green basket while offering the blue one. After "or" (or "maybe", "possibly"),
     the rival's own word may stand before one more word that ends the clause; set apart by a
     mark, it may end the clause alone. A compound ("blue-lidded") or "and" describes."""
-    item = ToMItem(id="c", story="s", question="q", answer="green_basket",
-                   candidates=("green_basket", "blue_basket", "red_box", "blue_box"))
+    item = ToMItem(
+        id="c",
+        story="s",
+        question="q",
+        answer="green_basket",
+        candidates=("green_basket", "blue_basket", "red_box", "blue_box"),
+    )
     assert score_response(fmt(answer), item).verdict == verdict
 
 
@@ -1356,7 +1408,25 @@ def test_a_free_text_answer_may_note_a_false_belief(answer: str, correct: bool) 
     """Last sessions' leftover: "kitchen (false belief)" on a free-text item was
     several_candidates, the note read as a second answer. "false"/"true" before "belief" note
     the answer; alone they may deny it."""
-    item = ToMItem(id="t", story="Ann walked to the kitchen. Ann moved the ball to the garden.",
-                   question="Where will Ann look for the ball?", answer="kitchen",
-                   answer_type="text")
+    item = ToMItem(
+        id="t",
+        story="Ann walked to the kitchen. Ann moved the ball to the garden.",
+        question="Where will Ann look for the ball?",
+        answer="kitchen",
+        answer_type="text",
+    )
     assert score_response(fmt(answer), item).correct is correct
+
+
+def test_a_no_that_declines_to_answer_is_no_answer() -> None:
+    """Custom-data audit: "No idea", "no clue" and "No way to tell" were read as the answer
+    "no" (credited on every no item, like a model always saying no), and "Yes?" as a yes.
+    They are unparsable now; "True"/"False" answer yes/no (they were unparsable)."""
+    for declining in ("no idea", "No idea.", "no clue", "No way to tell", "Answer: no idea"):
+        verdict = judge_yes_no(declining, "no")
+        assert (verdict.correct, verdict.verdict) == (False, "unparsable"), declining
+    assert judge_yes_no("Yes?", "yes").verdict == "unparsable"
+    for answer in ("No.", "No way!", "No, she does not.", "No one told her, so no."):
+        assert judge_yes_no(answer, "no").correct, answer
+    assert judge_yes_no("True", "yes").correct and judge_yes_no("False.", "no").correct
+    assert judge_yes_no("True, she does not.", "yes").verdict == "several_candidates"
