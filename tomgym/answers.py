@@ -393,6 +393,60 @@ def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return heads
 
 
+_NAME_WORD = re.compile(r"[A-Z][\w'\-]*")
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def story_head_aliases(candidates: tuple[str, ...], story: str) -> dict[str, tuple[str, ...]]:
+    """:func:`head_aliases`, less the last words the story uses of something else:
+
+    - a candidate written as a name ("Mary Ann", "Jane Smith") where the story says that word
+      outside the full name ("Ann" beside "Mary Ann", "John Smith" beside "Jane Smith"): that
+      is another person;
+    - a thing whose last word the story says on its own before it first names the thing in
+      full ("put the ball in the box. Bob moved it to the red box."; the room "pantry" of a
+      "red_pantry"): that is another thing, and "the box" was credited as the red box.
+
+    Otherwise a story's "the briefcase" after "the leather briefcase" is the same thing, and the
+    alias stands (custom-data audit)."""
+    heads = head_aliases(candidates)
+    if not heads:
+        return heads
+    kept = dict(heads)
+    tokens: list[str] | None = None
+    for candidate, (head,) in heads.items():
+        parts = candidate.split()
+        if all(_NAME_WORD.fullmatch(part) for part in parts):
+            spaced = r"\s+".join(map(re.escape, parts))
+            said = len(re.findall(rf"\b{re.escape(parts[-1])}\b", story))
+            if said > len(re.findall(rf"\b{spaced}\b", story)):
+                del kept[candidate]
+            continue
+        tokens = words(story) if tokens is None else tokens
+        if _said_alone_first(tokens, phrase_of(candidate), head):
+            del kept[candidate]
+    return kept
+
+
+def _said_alone_first(tokens: Sequence[str], phrase: tuple[str, ...], head: str) -> bool:
+    """Whether ``head`` comes up, not after a word of ``phrase``, before ``phrase`` in full
+    (which the tokens must hold)."""
+    size = len(phrase)
+    for i, token in enumerate(tokens):
+        if token != head:
+            continue
+        if i + 1 >= size and tuple(tokens[i + 1 - size : i + 1]) == phrase:
+            return False  # named in full first
+        if i == 0 or tokens[i - 1] not in phrase:
+            return _holds_phrase(tokens[i + 1 :], phrase)
+    return False
+
+
+def _holds_phrase(tokens: Sequence[str], phrase: tuple[str, ...]) -> bool:
+    size = len(phrase)
+    return any(tuple(tokens[i : i + size]) == phrase for i in range(len(tokens) - size + 1))
+
+
 PhraseIndex = Mapping[str, Sequence[tuple[tuple[str, ...], str, int]]]
 """First word -> the (phrase, key, rank) entries starting with it; rank is the entry's place in
 the mapping the index was built from (key order, then phrase order), which breaks ties."""

@@ -15,13 +15,13 @@ from tomgym.answers import (
     THINK_OPEN,
     Verdict,
     expand_option_labels,
-    head_aliases,
     judge_choice,
     judge_names,
     judge_text,
     judge_yes_no,
     parse_response,
     rival_names,
+    story_head_aliases,
     story_places,
     with_prefill,
     words,
@@ -274,7 +274,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             )
             return True, "correct", detail
         aliases, others = item.aliases, candidate_aliases(item)
-        heads = head_aliases(item.candidates)
+        heads = story_head_aliases(item.candidates, item.story)
         if heads:  # "the drawer" names the wooden desk drawer where no other is a drawer
             aliases = (*aliases, *heads.get(item.answer, ()))
             for candidate, head in heads.items():

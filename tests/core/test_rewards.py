@@ -165,6 +165,49 @@ def test_a_shared_or_generic_last_word_names_no_candidate() -> None:
     assert head_aliases(("Kai believes the trip was to Peru.", "Kai believes it was Chile.")) == {}
 
 
+def test_a_last_word_the_story_uses_of_something_else_names_no_candidate() -> None:
+    """Custom-data audit: a candidate's last word named it even where the story has another
+    thing or person by that word: "the box" (where the ball was first) paid as "the red box",
+    "Ann" as "Mary Ann", "John Smith" as "Jane Smith"."""
+    from tomgym.answers import story_head_aliases
+    from tomgym.rewards import judge_answer
+
+    boxes = ToMItem(id="w1", story="Ann put the ball in the box. Bob moved it to the red box.",
+                    question="Where is the ball now?", answer="red box",
+                    candidates=("red box", "basket"))  # fmt: skip
+    assert not judge_answer("the box", boxes)[0] and judge_answer("the red box", boxes)[0]
+    people = ToMItem(id="w3", story="Mary Ann, Ann and Bob were in the kitchen. Mary Ann hid "
+                     "the key while Ann and Bob were outside.", question="Who knows where the key"
+                     " is?", answer="Mary Ann", candidates=("Mary Ann", "Bob", "Carl"))  # fmt: skip
+    assert not judge_answer("Ann", people)[0] and judge_answer("Mary Ann", people)[0]
+    smiths = ToMItem(id="w2", story="John Smith and Jane Smith were there. Jane Smith hid the "
+                     "key.", question="Who hid the key?", answer="Jane Smith",
+                     candidates=("Jane Smith", "Bob"))  # fmt: skip
+    assert not judge_answer("John Smith", smiths)[0] and not judge_answer("Smith", smiths)[0]
+    # a story calling the thing by its last word after naming it in full keeps the alias
+    later = "Ann put the pen in the leather briefcase. Later she closed the briefcase."
+    assert story_head_aliases(("leather briefcase", "drawer"), later) == {
+        "leather briefcase": ("briefcase",)
+    }
+
+
+@pytest.mark.parametrize(
+    ("index", "answer"),
+    [(4345, "The small, antique music box is in the wooden chest."),
+     (3809, "The small bag of dog treats is in the cardboard box.")],
+)  # fmt: skip
+def test_restating_the_asked_object_names_no_other_container(
+    data_root: object, index: int, answer: str
+) -> None:
+    """False-negative audit: the asked object's own word ("music box", "small bag") was read as
+    the last word of another candidate ("cardboard box", "canvas tote bag"): the story says it
+    of the object before naming that container, so it is no name for the container."""
+    env = tomgym.make("ToM-ExploreToM-v0")
+    env.reset(options={"index": index})
+    _, _, _, _, info = env.step(f"<think>x</think><answer>{answer}</answer>")
+    assert info["correct"], info["verdict"]
+
+
 @pytest.mark.parametrize(
     ("env_id", "index", "answer", "correct"),
     [
