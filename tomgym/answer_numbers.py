@@ -22,9 +22,46 @@ not the digits of a word ("1st", "x1") or of a longer number. A hyphen after a w
 number joins ("x-1", "2-1"), it does not negate."""
 
 
+_WORDS_0_TO_20 = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty",
+)  # fmt: skip
+NUMBER_WORDS = {word: value for value, word in enumerate(_WORDS_0_TO_20)}
+"""Numbers written as words, read as their values where the gold is a number ("two" for 2)."""
+_NUMBER_WORD = re.compile(
+    rf"(?<![\w'-])(?:(?P<before>[a-z]+)\s+)?(?P<word>{'|'.join(NUMBER_WORDS)})(?![\w'-])",
+    re.IGNORECASE,
+)
+_NO_COUNT_BEFORE_ONE = frozenset(
+    {"no", "any", "some", "every", "each", "which", "the", "this", "that", "other", "another",
+     "a", "an", "same", "green", "red", "blue", "only", "last", "first", "next"}
+)  # fmt: skip
+"""Words after which "one" is a pronoun ("no one", "the other one"), not a count."""
+
+
+def with_digits(answer: str) -> str:
+    """The answer with its number words written in digits ("two" as "2"; not the "one" of "no
+    one" or "the green one"), for a gold that is a number."""
+    if not answer.isascii() or not _NUMBER_WORD.search(answer):
+        return answer
+
+    def digits(match: re.Match[str]) -> str:
+        before, word = match["before"], match["word"].lower()
+        if word == "one" and before and before.lower() in _NO_COUNT_BEFORE_ONE:
+            return match[0]
+        value = str(NUMBER_WORDS[word])
+        return f"{before} {value}" if before else value
+
+    return _NUMBER_WORD.sub(digits, answer)
+
+
 def number_value(text: str) -> Decimal | None:
-    """The value of a gold answer that is a number and nothing else ("3", "-2", "1,000")."""
+    """The value of a gold answer that is a number and nothing else ("3", "-2", "1,000"; or a
+    number word, "two")."""
     text = text.strip()
+    if text.lower() in NUMBER_WORDS:
+        return Decimal(NUMBER_WORDS[text.lower()])
     if not _GOLD_NUMBER.fullmatch(text):
         return None
     return Decimal(text.replace(",", "").replace("\u2212", "-"))

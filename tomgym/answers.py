@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tomgym.answer_numbers import number_value, numbers_said, written_as_gold
+from tomgym.answer_numbers import number_value, numbers_said, with_digits, written_as_gold
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
@@ -1092,12 +1092,13 @@ def judge_number(answer: str, gold: str) -> Judgement | str:
     """For a gold that is a number, the answer's numbers as values (:mod:`tomgym.answer_numbers`):
     wrong when none is the gold's ("-1", "1.5" for 1), several when another is beside it ("1-2",
     "1 or 2"). Otherwise the answer for the word reading to judge ("not 1"): as given when the
-    gold is no number or the answer writes none ("one"), and with the gold's value written as
-    the gold writes it when that is the only value it writes ("2.0" for "2", "1000" for
-    "1,000")."""
+    gold is no number or the answer writes none, and with the gold's value written as the gold
+    writes it when that is the only value it writes ("2.0" for "2", "1000" for "1,000", "two"
+    for "2" and "1" for "one": number words count as their values)."""
     value = number_value(gold)
     if value is None:
         return answer
+    answer = with_digits(answer)  # "two" for 2, "1" for "one"
     said = set(numbers_said(answer))
     if not said:
         return answer

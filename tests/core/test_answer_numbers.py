@@ -62,3 +62,18 @@ def test_the_golds_value_in_other_digits_is_the_gold(answer: str, gold: str, ver
     assert judge_text(answer, gold).verdict == verdict, (answer, gold)
     candidates = [gold, "3", "7"]
     assert judge_choice(answer, gold, candidates).verdict == verdict, (answer, gold)
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "verdict"),
+    [("two", "2", "correct"), ("Two.", "2", "correct"), ("two or three", "2", "several_candidates"),
+     ("three", "2", "wrong"), ("not two", "2", "wrong"), ("no one", "2", "wrong"),
+     ("1", "one", "correct"), ("2", "one", "wrong")],
+)  # fmt: skip
+def test_number_words_are_read_as_their_values(answer: str, gold: str, verdict: str) -> None:
+    """Custom-data audit: "two" was wrong for the gold 2 (and "1" for "one"), the likeliest
+    way a model answers a counting question; number words are now values, and "two or three"
+    still names two numbers."""
+    assert judge_text(answer, gold, ()).verdict == verdict
+    if gold == "2":  # the same among the candidates 1, 2 and 3
+        assert judge_choice(answer, gold, ("1", "2", "3")).correct is (verdict == "correct")
