@@ -177,7 +177,8 @@ def register_tom_env(
                 UserWarning,
                 stacklevel=2,
             )
-        for problem in [*_repeated_questions(validated), *_unspaced_answers(validated)]:
+        problems = [*_repeated_questions(validated), *_unspaced_answers(validated)]
+        for problem in [*problems, *_name_list_golds(validated)]:
             warnings.warn(f"{env_id}: {problem}", UserWarning, stacklevel=2)
         found = sorted({it.order for it in validated if it.order is not None})
         if orders is not None and sorted(set(orders)) != found:
@@ -357,11 +358,38 @@ def _unspaced_answers(items: Sequence[ToMItem]) -> list[str]:
     unspaced = [item for item in items if _UNSPACED_SCRIPT.search(str(item.answer))]
     if not unspaced:
         return []
+    advice = (
+        "list its candidates in the prompt (list_candidates=True) and ask for one of them"
+        if all(item.candidates for item in unspaced)
+        else "give candidates and ask for one of them"
+    )
     return [
         f"{len(unspaced)} item(s) have a gold in a script written without spaces (item "
         f"{unspaced[0].id!r}: {unspaced[0].answer!r}): the judge reads English words, so only an "
-        "answer that is the gold alone (or set apart by spaces or punctuation) names it; give "
-        "candidates and ask for one of them"
+        f"answer that is the gold alone (or set apart by spaces or punctuation) names it; {advice}"
+    ]
+
+
+_NAME_LIST = re.compile(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)?(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]*"
+                        r"(?: [A-Z][\w'-]*)?)+")  # fmt: skip
+"""A gold that reads as a list of names: "Anne, Bob", "Anne and Bob", "Mary Ann, Bob & Carl"."""
+
+
+def _name_list_golds(items: Sequence[ToMItem]) -> list[str]:
+    """Free-text golds that read as lists of names ("Anne, Bob"): judged as text, "Bob and
+    Anne" is wrong for them; as a list (answer_type 'names') they are judged as sets."""
+    listed = [
+        item
+        for item in items
+        if item.answer_type == "text" and _NAME_LIST.fullmatch(str(item.answer).strip())
+    ]
+    if not listed:
+        return []
+    return [
+        f"{len(listed)} item(s) have a free-text gold that reads as a list of names (item "
+        f"{listed[0].id!r}: {listed[0].answer!r}): judged as text, the same names in another "
+        "order or joined otherwise ('Bob and Anne') are wrong; give the answer as a list, or "
+        "set answer_type='names' (a column of a data file), to judge it as a set"
     ]
 
 

@@ -354,14 +354,37 @@ def test_golds_in_a_script_without_spaces_warn_at_registration() -> None:
             "answer": "箱子", "candidates": ["箱子", "篮子"]}  # fmt: skip
     env_id = "Test-Registry-Unspaced-v0"
     try:
-        with pytest.warns(UserWarning, match="1 item\\(s\\) have a gold in a script written "
-                          "without spaces \\(item 'zh': '箱子'\\)"):  # fmt: skip
+        unspaced = "a script written without spaces \\(item 'zh': '箱子'\\)"
+        with pytest.warns(UserWarning, match=f"1 item\\(s\\) have a gold in {unspaced}.*list_cand"):
             tomgym.register_tom_env(env_id, items=[item], overwrite=True)
         assert judge_choice("箱子", "箱子", ["箱子", "篮子"]).correct  # the gold alone pays
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             tomgym.register_tom_env(env_id, items=[{**item, "answer": "box",
                                     "candidates": ["box", "bag"]}], overwrite=True)  # fmt: skip
+    finally:
+        tomgym.unregister_tom_env(env_id)
+
+
+def test_a_free_text_gold_reading_as_a_list_of_names_is_warned_about() -> None:
+    """Custom-data audit: a gold "Anne, Bob" (no answer_type) is free text, so "Bob and Anne"
+    was wrong without a word; registration now says how to have it judged as a set."""
+    import warnings
+
+    from tomgym.rewards import judge_answer
+
+    item = {"id": "a", "story": "Anne and Bob saw it.", "question": "Who saw it?",
+            "answer": "Anne, Bob", "answer_type": "text"}  # fmt: skip
+    env_id = "Test-Registry-NameList-v0"
+    try:
+        with pytest.warns(UserWarning, match="item 'a': 'Anne, Bob'.*answer_type='names'"):
+            tomgym.register_tom_env(env_id, items=[item], overwrite=True)
+        as_list = ToMItem(**{**item, "answer": ["Anne", "Bob"], "answer_type": "names"})
+        assert judge_answer("Bob and Anne", as_list)[0]  # what the warning offers
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a place or a single name is no list
+            for gold in ("New York", "Anne", "kitchen, garden"):
+                tomgym.register_tom_env(env_id, items=[{**item, "answer": gold}], overwrite=True)
     finally:
         tomgym.unregister_tom_env(env_id)
 
