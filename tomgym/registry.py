@@ -177,8 +177,8 @@ def register_tom_env(
                 UserWarning,
                 stacklevel=2,
             )
-        problems = [*_repeated_questions(validated), *_unspaced_answers(validated)]
-        for problem in [*problems, *_name_list_golds(validated)]:
+        warned = [*_repeated_questions(validated), *_unspaced_answers(validated)]
+        for problem in [*warned, *_name_list_golds(validated)]:
             warnings.warn(f"{env_id}: {problem}", UserWarning, stacklevel=2)
         found = sorted({it.order for it in validated if it.order is not None})
         if orders is not None and sorted(set(orders)) != found:
