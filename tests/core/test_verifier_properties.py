@@ -72,10 +72,17 @@ def oracle_words(text: str) -> list[str]:
 
 
 def oracle_block(response: str) -> str | None:
-    """The inside of the one answer block, or None when there is not exactly one clean block."""
-    if response.count("<answer>") != 1 or response.count("</answer>") != 1:
+    """The inside of the one answer block, or None when there is not exactly one clean block.
+    Tags inside a think part (one ``<think>`` before one ``</think>``) are thinking: they are
+    not counted (blanked out, keeping every position)."""
+    tags = response
+    if response.count("<think>") == 1 and response.count("</think>") == 1:
+        opened, closed = response.index("<think>") + len("<think>"), response.index("</think>")
+        if opened <= closed:
+            tags = response[:opened] + " " * (closed - opened) + response[closed:]
+    if tags.count("<answer>") != 1 or tags.count("</answer>") != 1:
         return None
-    start, end = response.index("<answer>") + len("<answer>"), response.index("</answer>")
+    start, end = tags.index("<answer>") + len("<answer>"), tags.index("</answer>")
     block = response[start:end] if start <= end else None
     if block is None or "<think>" in block or "</think>" in block or not block.strip():
         return None
