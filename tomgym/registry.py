@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import string
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -311,6 +312,16 @@ def _check_kwargs(
 _GENERATION = [0]
 
 
+_SPACES_AND_MARKS = str.maketrans("", "", string.punctuation + string.whitespace)
+
+
+def _as_compared(text: str) -> str:
+    """A text as two copies of one question compare: case, spaces and punctuation aside ("the
+    ball ?" is "The ball?"; only exact copies were caught). One C-level pass: a 200,000-row
+    file registers in seconds."""
+    return text.casefold().translate(_SPACES_AND_MARKS)
+
+
 def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
     """What a list of items repeats that a user would want to know: one question about one
     story with two different golds (one of them can never be answered right), and a test or
@@ -319,7 +330,7 @@ def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
     splits: dict[tuple[str, str], dict[str, ToMItem]] = {}
     contradicted: list[tuple[ToMItem, ToMItem]] = []
     for item in items:
-        key = (item.story.strip(), item.question.strip())
+        key = (_as_compared(item.story), _as_compared(item.question))
         first = golds.setdefault(key, item)
         if first is not item and first.answer != item.answer:
             contradicted.append((first, item))

@@ -317,7 +317,10 @@ def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> N
             "candidates": ["box", "bag"]}  # fmt: skip
     items = [
         {**base, "id": "a", "answer": "box", "split": "train"},
-        {**base, "id": "b", "answer": "box", "split": "test"},
+        # the same question with another space, case and mark (custom-data audit: only an
+        # exact copy was caught)
+        {"story": "Ann put the ball in the box. ", "question": "where is the ball ?",
+         "candidates": ["box", "bag"], "id": "b", "answer": "box", "split": "test"},
         {**base, "id": "c", "answer": "bag", "split": "test"},
     ]
     env_id = "Test-Registry-Repeated-v0"
