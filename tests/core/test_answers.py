@@ -1123,6 +1123,17 @@ def test_a_yes_no_answer_in_a_common_model_format_is_read(answer: str, gold: str
     assert not judge_yes_no(answer, "no" if gold == "yes" else "yes").correct
 
 
+OPTION_TEXTS = {"a": "positive", "b": "negative", "c": "neutral"}
+
+
+def option_item(gold: str) -> ToMItem:
+    """A FANToM-like item whose question labels its options (a), (b), (c)."""
+    candidates = tuple(OPTION_TEXTS.values())
+    metadata = {"option_labels": OPTION_TEXTS}
+    return ToMItem(id="f", story="s", question="q", answer=gold, candidates=candidates,
+                   metadata=metadata)  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "answer",
     ["(a/b)", "(a,b)", "(a, b)", "(B or C)", "(b/c)", "(b|c)", "(b;c)", "Answer: (b,c)",
@@ -1131,34 +1142,17 @@ def test_a_yes_no_answer_in_a_common_model_format_is_read(answer: str, gold: str
 def test_option_letters_paired_in_parentheses_name_every_letter(answer: str) -> None:
     """Red team C: a letter right after "(" matched no label form, so "(a/b)" stayed a bare
     letter and paid for option (b) alone; on FANToM every item with gold (b) paid for it."""
-    texts = {"a": "positive", "b": "negative", "c": "neutral"}
-    for gold in texts.values():
-        item = ToMItem(
-            id="f",
-            story="s",
-            question="q",
-            answer=gold,
-            candidates=tuple(texts.values()),
-            metadata={"option_labels": texts},
-        )
+    for gold in OPTION_TEXTS.values():
+        item = option_item(gold)
         assert score_response(fmt(answer), item).verdict == "several_candidates", (answer, gold)
 
 
 def test_a_parenthesis_opening_with_an_article_or_one_letter_is_unchanged() -> None:
     """The pair form needs a second label after the separator: "(a dog)" is an article,
     "(b)" one option, "(c, probably)" one option with a hedge."""
-    texts = {"a": "positive", "b": "negative", "c": "neutral"}
 
     def verdict(answer: str, gold: str) -> str:
-        item = ToMItem(
-            id="f",
-            story="s",
-            question="q",
-            answer=gold,
-            candidates=tuple(texts.values()),
-            metadata={"option_labels": texts},
-        )
-        return score_response(fmt(answer), item).verdict
+        return score_response(fmt(answer), option_item(gold)).verdict
 
     assert verdict("(b)", "negative") == "correct"
     assert verdict("(c, probably)", "neutral") == "correct"
