@@ -396,7 +396,7 @@ def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 _NAME_WORD = re.compile(r"[A-Z][\w'\-]*")
 
 
-@functools.lru_cache(maxsize=1 << 12)
+@functools.lru_cache(maxsize=1 << 10)  # keyed on whole stories: kept small
 def story_head_aliases(candidates: tuple[str, ...], story: str) -> dict[str, tuple[str, ...]]:
     """:func:`head_aliases`, less the last words the story uses of something else:
 
