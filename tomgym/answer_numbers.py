@@ -29,10 +29,8 @@ _WORDS_0_TO_20 = (
 )  # fmt: skip
 NUMBER_WORDS = {word: value for value, word in enumerate(_WORDS_0_TO_20)}
 """Numbers written as words, read as their values where the gold is a number ("two" for 2)."""
-_NUMBER_WORD = re.compile(
-    rf"(?<![\w'-])(?:(?P<before>[a-z]+)\s+)?(?P<word>{'|'.join(NUMBER_WORDS)})(?![\w'-])",
-    re.IGNORECASE,
-)
+_NUMBER_WORD = re.compile(rf"(?<![\w'-])(?:{'|'.join(NUMBER_WORDS)})(?![\w'-])", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"([a-z]+)\s+$", re.IGNORECASE)
 _NO_COUNT_BEFORE_ONE = frozenset(
     {"no", "any", "some", "every", "each", "which", "the", "this", "that", "other", "another",
      "a", "an", "same", "green", "red", "blue", "only", "last", "first", "next"}
@@ -47,11 +45,12 @@ def with_digits(answer: str) -> str:
         return answer
 
     def digits(match: re.Match[str]) -> str:
-        before, word = match["before"], match["word"].lower()
-        if word == "one" and before and before.lower() in _NO_COUNT_BEFORE_ONE:
-            return match[0]
-        value = str(NUMBER_WORDS[word])
-        return f"{before} {value}" if before else value
+        word = match[0].lower()
+        if word == "one":  # the word before it, from a short window (linear on any answer)
+            before = _WORD_BEFORE.search(answer, max(0, match.start() - 40), match.start())
+            if before is not None and before[1].lower() in _NO_COUNT_BEFORE_ONE:
+                return match[0]
+        return str(NUMBER_WORDS[word])
 
     return _NUMBER_WORD.sub(digits, answer)
 

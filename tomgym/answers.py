@@ -429,22 +429,14 @@ def story_head_aliases(candidates: tuple[str, ...], story: str) -> dict[str, tup
 
 
 def _said_alone_first(tokens: Sequence[str], phrase: tuple[str, ...], head: str) -> bool:
-    """Whether ``head`` comes up, not after a word of ``phrase``, before ``phrase`` in full
-    (which the tokens must hold)."""
-    size = len(phrase)
-    for i, token in enumerate(tokens):
-        if token != head:
-            continue
-        if i + 1 >= size and tuple(tokens[i + 1 - size : i + 1]) == phrase:
-            return False  # named in full first
-        if i == 0 or tokens[i - 1] not in phrase:
-            return _holds_phrase(tokens[i + 1 :], phrase)
-    return False
-
-
-def _holds_phrase(tokens: Sequence[str], phrase: tuple[str, ...]) -> bool:
-    size = len(phrase)
-    return any(tuple(tokens[i : i + size]) == phrase for i in range(len(tokens) - size + 1))
+    """Whether ``head`` comes up on its own (not after a word of ``phrase``) before the tokens
+    first hold ``phrase`` in full (False when they never do)."""
+    spans = _phrase_spans(tokens, (phrase,))
+    if not spans:
+        return False
+    return any(
+        tokens[i] == head and (i == 0 or tokens[i - 1] not in phrase) for i in range(spans[0][0])
+    )
 
 
 PhraseIndex = Mapping[str, Sequence[tuple[tuple[str, ...], str, int]]]

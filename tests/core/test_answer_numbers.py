@@ -68,6 +68,7 @@ def test_the_golds_value_in_other_digits_is_the_gold(answer: str, gold: str, ver
     ("answer", "gold", "verdict"),
     [("two", "2", "correct"), ("Two.", "2", "correct"), ("two or three", "2", "several_candidates"),
      ("three", "2", "wrong"), ("not two", "2", "wrong"), ("no one", "2", "wrong"),
+     ("two three", "3", "several_candidates"), ("the other one", "1", "wrong"),
      ("1", "one", "correct"), ("2", "one", "wrong")],
 )  # fmt: skip
 def test_number_words_are_read_as_their_values(answer: str, gold: str, verdict: str) -> None:
