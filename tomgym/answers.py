@@ -164,7 +164,10 @@ HEDGE_WORDS = frozenset(
 ANSWER_LABELS = frozenset({"location", "place", "container", "person", "name", "object"})
 """What an answer may be labelled as ("Location: staff room"): a part of these words (and hedge
 words) offers no other answer."""
-_NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS | ANSWER_LABELS
+REASON_LABELS = frozenset({"reason", "reasoning", "explanation", "justification", "why"})
+"""What a reason after the answer may be labelled as ("staff room. Reason: Liam was there."):
+a part of such a label names no other answer."""
+_NOT_ALTERNATIVES = HEDGE_WORDS | REFUTING_WORDS | ANSWER_LABELS | REASON_LABELS
 REASON_STARTS = frozenset(
     {"where", "which", "because", "since", "who", "whom", "whose", "when", "cause"}
 )
@@ -215,6 +218,47 @@ ANNOTATION_WORDS = (
 pronouns, belief verbs and words that describe a location; no place, no negation, no
 conjunction. Such a note may hold one more word, a person in a holder's slot (see
 ``_holds_view``), and none of the words barred for the item (candidates', story places)."""
+REASON_VERBS = frozenset(
+    {"is", "was", "were", "are", "am", "be", "been", "being", "has", "had", "have", "did",
+     "does", "do", "saw", "see", "sees", "seen", "knew", "know", "knows", "known", "told",
+     "tell", "tells", "took", "take", "takes", "taken", "put", "puts", "left", "leave",
+     "leaves", "kept", "keep", "keeps", "went", "go", "goes", "gone", "came", "come", "comes",
+     "got", "get", "gets", "stay", "stays", "stayed", "follow", "follows", "followed", "heard",
+     "hear", "found", "find", "move", "moves", "moved", "placed", "watch", "watches",
+     "watched", "witness", "witnessed", "notice", "noticed", "observed", "changed",
+     "happened", "remained", "remains", "returned", "touched", "checked", "looked", "entered",
+     "exited", "hid", "hidden", "learned", "learnt", "said", "says", "showed", "shows",
+     "shown", "confirms", "confirmed", "unchanged", "unmoved", "untouched"}
+)  # fmt: skip
+"""Verbs of a short sentence about the story after a free-text answer ("Nobody moved it",
+"It was never moved", "Noah saw it"); see :func:`states_reason`."""
+REASON_WORDS = REASON_VERBS | frozenset(
+    {"it", "this", "that", "she", "he", "they", "i", "we", "you", "nobody", "everyone",
+     "everybody", "someone", "somebody", "anyone", "anybody", "nothing", "everything",
+     "anything", "none", "no", "one", "all", "there", "her", "him", "them", "me", "us",
+     "itself", "herself", "himself", "themselves", "s", "m", "re", "not", "never", "still",
+     "always", "already", "just", "also", "only", "ever", "again", "along", "here", "whole",
+     "entire", "same", "time", "story", "change", "otherwise", "else", "from", "since",
+     "after", "before", "at", "in", "inside", "into", "on", "to", "with", "of", "about",
+     "for", "by", "present", "absent", "sure", "certain", "confident", "correct", "right",
+     "true", "aware", "unaware", "fairly", "pretty", "quite", "very", "really", "definitely",
+     "certainly", "absolutely", "clearly", "obviously", "so", "what", "where", "when",
+     "while", "last", "first", "later", "earlier", "way", "as", "given", "based", "because"}
+)  # fmt: skip
+"""The words such a sentence may be made of, beside the story's people: pronouns, verbs,
+adverbs, prepositions; no noun that could name a place or a thing ("room", "place", "spot"),
+no possessive but "her", no modal or hedge ("might", "maybe", "think"), nothing that refutes."""
+_CONTRACTED_VERBS = frozenset({"s", "m", "re"})
+""""'s", "'m", "'re" after a pronoun ("It's", "I'm"), read as a verb; after a name "'s" is a
+possessive ("Noah's" offers Noah's place)."""
+_PRONOUN_SUBJECTS = frozenset(
+    {"it", "this", "that", "she", "he", "they", "i", "we", "you", "there", "nobody",
+     "everyone", "everybody", "someone", "somebody", "nothing", "everything", "what", "where"}
+)  # fmt: skip
+_REASON_NEGATIONS = frozenset({"not", "never"})
+_NEGATABLE_IN_REASONS = REASON_VERBS | frozenset({"present", "aware"})
+"""What "not"/"never" may stand before in a reason sentence ("Mia was not present"); "It's not
+there", "It's not" deny the answer."""
 LIST_PART_MAX_EXTRA_WORDS = 2
 """A part of a free-text answer, split like a list, that does not hold the gold and is at most
 this many words longer than the gold reads as an alternative answer ("kitchen, garden")."""
@@ -735,6 +779,7 @@ def lists_alternatives(
     reasons: bool = False,
     barred: frozenset[str] | None = None,
     rivals: Sequence[tuple[str, ...]] = (),
+    people: frozenset[str] | None = None,
 ) -> bool:
     """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
     punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
@@ -753,7 +798,10 @@ def lists_alternatives(
     unless a coordinator joins it ("or its original location" offers that place).
     ``rivals``: the other candidates' phrases, whose words cover no part for the gold ("box or
     red box" lists the red box; see :func:`own_spans`), and a part that names one is short
-    beside it ("metal toolbox, perhaps the black plastic storage bin")."""
+    beside it ("metal toolbox, perhaps the black plastic storage bin").
+    With ``people`` (the story's), a short sentence about the story after the part naming the
+    gold is no alternative either (:func:`states_reason`: "grand ballroom.
+    Nobody moved it."), unless "or", "then" or the like joins it ("or it was moved")."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
@@ -780,6 +828,15 @@ def lists_alternatives(
             and pieces[part - 1].strip() in REASON_SEPARATORS
         )
 
+    def reason_sentence(part: int, part_words: list[str]) -> bool:
+        """A sentence about the story after the answer ("grand ballroom. Nobody moved it.")."""
+        return (
+            people is not None
+            and part > min(covered)
+            and pieces[part - 1].strip().casefold() not in _JOINING_ANOTHER
+            and states_reason(part_words, people, barred or frozenset())
+        )
+
     def offered(part: int) -> bool:
         """A note joined by a coordinator is another answer it describes ("staff room, or its
         original location", "or where it was before"); "or so she thinks" is still a note."""
@@ -799,9 +856,40 @@ def lists_alternatives(
         and not _is_negation(part_words, 0)
         and not _NOT_ALTERNATIVES.issuperset(part_words)
         and not gives_reason(part, part_words)
+        and not reason_sentence(part, part_words)
         and not (barred is not None and annotates(part_words, barred) and not offered(part))
         for part, part_words in parts.items()
     )
+
+
+_JOINING_ANOTHER = COORDINATORS - {"and"} | frozenset({"then", "/", "|", "+"})
+"""What may not stand before a reason sentence: "grand ballroom, or it was moved" offers
+another answer."""
+
+
+def states_reason(
+    part: Sequence[str], people: frozenset[str], barred: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a part of an answer is a short sentence about the story that names nothing
+    ("Nobody moved it", "It was never moved", "I'm confident", "Noah saw it"): words of
+    REASON_WORDS and the story's ``people`` only, none ``barred``, with a verb (REASON_VERBS,
+    or "'s"/"'m"/"'re" after a pronoun), each "not"/"never" right before a verb or "present",
+    "aware" ("It's not there" and "It's not" deny the answer, "It was never moved" does not)."""
+    if not barred.isdisjoint(part):
+        return False
+    verb = False
+    for i, word in enumerate(part):
+        if word not in REASON_WORDS and word not in people:
+            return False
+        if word in REASON_VERBS or (
+            word in _CONTRACTED_VERBS and i and part[i - 1] in _PRONOUN_SUBJECTS
+        ):
+            verb = True
+        if word in _REASON_NEGATIONS and (
+            i + 1 == len(part) or part[i + 1] not in _NEGATABLE_IN_REASONS
+        ):
+            return False
+    return verb
 
 
 def annotates(part: Sequence[str], barred: frozenset[str]) -> bool:
@@ -1597,6 +1685,7 @@ def judge_text(
     names: frozenset[str] = frozenset(),
     asked: Sequence[str] = (),
     other_aliases: Mapping[str, Sequence[str]] | None = None,
+    people: frozenset[str] | None = None,
 ) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate (or an
     alias of one, ``other_aliases``: candidate -> phrases); with no
@@ -1606,7 +1695,9 @@ def judge_text(
     bin"); with no other candidate left, the free-text length and list rules apply. A note on
     the answer that names nothing ("staff room (last known location)", "In Liam's view, the
     staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
-    the question's too, or of a story place. A number is read as a value (:func:`judge_number`)."""
+    the question's too, or of a story place; nor is a short sentence about the story after it
+    that names nothing but the story's ``people`` ("grand ballroom. Nobody moved it.",
+    :func:`states_reason`). A number is read as a value (:func:`judge_number`)."""
     numeric = judge_number(answer, gold)
     if isinstance(numeric, Judgement):
         return numeric
@@ -1643,14 +1734,14 @@ def judge_text(
         longest = max(len(p) for p in gold_phrases)
         if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred, rivals):
+        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred, rivals, people):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
         if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
         if names and names_other_entity(answer, tokens, gold_phrases, names):
             return Judgement(False, "several_candidates", "the answer names another person")
     elif asked and lists_alternatives(
-        answer, [gold, *aliases], gold_phrases, False, barred, rivals
+        answer, [gold, *aliases], gold_phrases, False, barred, rivals, people
     ):
         return Judgement(False, "several_candidates", "the answer offers the question's place")
     if may_negate(set(tokens)) and (

@@ -22,6 +22,7 @@ from tomgym.answers import (
     parse_response,
     rival_names,
     story_head_aliases,
+    story_names,
     story_places,
     with_prefill,
     words,
@@ -291,8 +292,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
                 places = judged_places(item)
                 names = rival_names(item.story, item.question, item.answer)
             asked = asked_candidates(item)
+            people = story_names(item.story) - story_places(item.story)  # "to Paris": a place
             j = judge_text(
-                answer, item.answer, item.candidates, aliases, places, names, asked, others
+                answer, item.answer, item.candidates, aliases, places, names, asked, others, people
             )
     return j.correct, j.verdict, j.detail
 

@@ -215,6 +215,50 @@ def test_free_text_list_check_keeps_explanations_exclusions_and_list_golds() -> 
 
 
 @pytest.mark.parametrize(
+    "answer",
+    [
+        "grand ballroom. Nobody moved it.",
+        "The grand ballroom. It was never moved.",
+        "grand ballroom (I'm confident)",
+        "grand ballroom; Liam saw it.",
+        "grand ballroom! Mia watched.",
+        "grand ballroom. Reason: Mia was not present.",
+        "grand ballroom, and it stayed there",
+    ],
+)
+def test_a_short_sentence_about_the_story_after_a_free_text_answer_is_no_alternative(
+    answer: str,
+) -> None:
+    """A short reason after the answer read as a second answer (the list rule): "grand
+    ballroom. Nobody moved it." scored 0 on ExploreToM's free-text items, where Hi-ToM's
+    candidates credited the same reply (found by a user auditing false negatives)."""
+    people = frozenset({"liam", "mia", "noah"})
+    assert judge_text(answer, "grand ballroom", people=people).correct, answer
+    assert judge_text(answer, "grand ballroom").verdict == "several_candidates"  # no story
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "grand ballroom. It might be the pouch.",
+        "grand ballroom. It's not there.",
+        "grand ballroom. It's not.",
+        "grand ballroom, or it was moved",
+        "grand ballroom. Noah's.",
+        "grand ballroom. It's the pouch.",
+        "grand ballroom. nobody knows pouch",
+        "grand ballroom. It's elsewhere.",
+        "grand ballroom. Mia's room.",
+        "grand ballroom. It went to Paris.",
+    ],
+)
+def test_a_sentence_that_names_or_denies_something_is_still_an_alternative(answer: str) -> None:
+    people = frozenset({"liam", "mia", "noah"})
+    judgement = judge_text(answer, "grand ballroom", places=frozenset({"paris"}), people=people)
+    assert judgement.verdict == "several_candidates", answer
+
+
+@pytest.mark.parametrize(
     ("gold", "hedge"),
     [
         ("Anne and Bob", "Anne and Bob or Carl or Dan"),

@@ -17,6 +17,9 @@ from tomgym.answers import (
     ANNOTATION_WORDS,
     HEDGE_WORDS,
     LOCATION_NOTES,
+    REASON_LABELS,
+    REASON_VERBS,
+    REASON_WORDS,
     REFUTED_AFTER_NEGATION,
     REFUTING_WORDS,
     VIEW_NOUNS,
@@ -257,11 +260,35 @@ def is_note(part: Sequence[str], barred: set[str]) -> bool:
     )  # fmt: skip
 
 
+def is_reason(part: Sequence[str], before: str, barred: set[str]) -> bool:
+    """A short sentence about the story after the answer that names nothing ("Nobody moved it",
+    "I'm confident"): only words of the judge's reason vocabulary (which words those are is the
+    judge's list; the fuzz stories name no person), none barred, with a verb (or "s", "m", "re"
+    after a pronoun: "it's", "I'm"), "not"/"never" only right before a verb or "present"/"aware",
+    and no "or", "vs", "versus", "then", "/", "|" or "+" just before it ("or it was moved")."""
+    pronouns = {"it", "this", "that", "she", "he", "they", "i", "we", "you", "there", "nobody",
+                "everyone", "everybody", "someone", "somebody", "nothing", "everything", "what",
+                "where"}  # fmt: skip
+    if before.casefold() in {"or", "vs", "versus", "then", "/", "|", "+"}:
+        return False
+    if set(part) & barred or not set(part) <= REASON_WORDS:
+        return False
+    for i, word in enumerate(part):
+        following = part[i + 1] if i + 1 < len(part) else None
+        if word in {"not", "never"} and following not in REASON_VERBS | {"present", "aware"}:
+            return False
+    return any(
+        word in REASON_VERBS or (word in {"s", "m", "re"} and i > 0 and part[i - 1] in pronouns)
+        for i, word in enumerate(part)
+    )
+
+
 def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] = ()) -> bool:
     """Free text split like a list (commas, sentence marks, brackets, and/or/then/vs): a part
     holding the gold beside a short part without it (at most two words longer than the gold)
     that does not start with a negation, says more than a hedge ("I think") and is no note
-    on the answer (``is_note``: no word of the ``barred`` phrases, the item's candidates)."""
+    on the answer (``is_note``: no word of the ``barred`` phrases, the item's candidates) and,
+    after the gold, no sentence about the story (``is_reason``: "box. Nobody moved it.")."""
     separators = r"[,;/|\n&.?!:()\[\]+\u2022\u3001]|\b(?:and|or|then|vs|versus)\b"
     phrases = [oracle_words(g) for g in golds if oracle_words(g)]
     if any(len(re.split(separators, " ".join(p))) > 1 for p in phrases):
@@ -278,16 +305,18 @@ def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] =
     longest = max(len(p) for p in phrases)
     first_held = holds.index(True) if any(holds) else len(parts)
     labels = {"location", "place", "container", "person", "name", "object"}  # "Location: X"
+    barred_words = {w for phrase in barred for w in oracle_words(phrase)}
     reasons = {"where", "which", "because", "since", "who", "whom", "whose", "when", "cause"}
     return any(holds) and any(
         not held
         and len(part) <= longest + 2
         and not _negation_at(part, 0)
-        and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels
+        and not set(part) <= HEDGE_WORDS | REFUTING_WORDS | labels | REASON_LABELS
         # "X, where she left it" (not "X or where Y is")
         and not (number > first_held and part[0] in reasons and before[number] in {",", ";", "("})
+        and not (number > first_held and is_reason(part, before[number], barred_words))
         # a note joined by a coordinator describes another answer ("or its original location")
-        and not (is_note(part, {w for phrase in barred for w in oracle_words(phrase)})
+        and not (is_note(part, barred_words)
                  and not (before[number].casefold() in {"and", "or", "then", "vs", "versus"}
                           and part[0] != "so"))
         for number, (part, held) in enumerate(zip(parts, holds, strict=True))

@@ -129,6 +129,27 @@ def test_gold_answer_is_judged_correct(structured):
             assert judge_choice(it.answer, it.answer, it.candidates).correct, it.id
 
 
+def test_a_short_reason_after_a_free_text_answer_is_credited(structured):
+    """ "grand ballroom. Nobody moved it." read as two answers (the free-text list rule): a
+    reason after the answer scored 0 on the free-text items whose candidates leave nothing else
+    to name (no list, or only the place the question names), against 1 on Hi-ToM's."""
+    from tomgym.answers import story_people
+    from tomgym.rewards import asked_candidates, judge_answer
+
+    judged = 0
+    for it in structured:
+        others = set(it.candidates) - {it.answer, *asked_candidates(it)}
+        if it.answer_type != "text" or others:
+            continue
+        person = sorted(story_people(it.story))[0].title()
+        for reason in ("Nobody moved it.", "(I'm confident)", f"{person} saw it."):
+            assert judge_answer(f"{it.answer}. {reason}", it)[0], (it.id, reason)
+        for hedge in ("It's not.", "Maybe the attic.", f"{person}'s."):
+            assert not judge_answer(f"{it.answer}. {hedge}", it)[0], (it.id, hedge)
+        judged += 1
+    assert judged > 2816  # every item without candidates, and those naming the question's
+
+
 def test_a_knowledge_answer_is_one_of_the_phrases_the_question_lists(structured):
     """The question lists "(knows about it / does not know about it)". Cutting the candidates
     to "knows" / "does not know" credited "She knows nothing about it." and "Nobody knows.",
