@@ -637,7 +637,7 @@ def test_a_resumed_run_judges_its_stored_responses_again_with_this_tomgyms_judge
         again = Explains()
         second = evaluate(again, [env_id], out=out)
         assert again.seen == [] and second.envs[env_id].accuracy == 1.0
-        note = "1 stored responses of TestJudgedAgain-v0 judged otherwise"
+        note = "1 stored response of TestJudgedAgain-v0 judged otherwise"
         err = capsys.readouterr().err
         assert note in err and "(1 newly correct, 0 newly wrong" in err
         stored = results.read_text().splitlines()

@@ -391,26 +391,31 @@ def apply_item_changes(
         if records and not quiet:
             gained, lost = (flips or {}).get(env_id, (0, 0))
             print(
-                f"tomgym: note: {len(records)} stored responses of {env_id} judged otherwise by "
-                f"this tomgym's judge, scored again ({gained} newly correct, {lost} newly "
-                "wrong, the rest another verdict or reward only)",
+                f"tomgym: note: {_counted(len(records), 'stored response')} of {env_id} "
+                f"judged otherwise by this tomgym's judge, scored again ({gained} newly "
+                f"correct, {lost} newly wrong, the rest another verdict or reward only)",
                 file=sys.stderr,
             )
     for env_id, keys in stale.items():
         if keys and not quiet:
             print(
-                f"tomgym: note: {len(keys)} items of {env_id} changed since their records were "
-                "made: asked again",
+                f"tomgym: note: {_counted(len(keys), 'item')} of {env_id} changed since their "
+                "records were made: asked again",
                 file=sys.stderr,
             )
     for env_id, records in fresh.items():
         if records and not quiet:
             print(
-                f"tomgym: note: {len(records)} stored responses of {env_id} scored again: their "
-                "items are asked the same way but judged otherwise now (gold, candidates, "
-                "aliases or ToM order)",
+                f"tomgym: note: {_counted(len(records), 'stored response')} of {env_id} scored "
+                "again: their items are asked the same way but judged otherwise now (gold, "
+                "candidates, aliases or ToM order)",
                 file=sys.stderr,
             )
+
+
+def _counted(n: int, noun: str) -> str:
+    """ "1 item", "2 items"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def check_run_arguments(
