@@ -39,7 +39,9 @@ YES_WORDS = frozenset({"yes", "yeah", "yep", "yup"})
 NO_WORDS = frozenset({"no", "nope", "nah"})
 FREE_TEXT_MAX_EXTRA_WORDS = 12
 """A free-text answer with no other candidate to exclude (no list, or one holding only the
-gold) may add this many words to the gold phrase: pasting the whole story names the gold too."""
+gold) may add this many words to the gold phrase, not counting words of the question it
+repeats ("Gabriella thinks that Charlotte will search for the wooden jewelry box in the grand
+ballroom, since neither of them left"): pasting the whole story names the gold too."""
 NEGATIONS = frozenset(
     {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
      "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
@@ -780,6 +782,7 @@ def lists_alternatives(
     barred: frozenset[str] | None = None,
     rivals: Sequence[tuple[str, ...]] = (),
     people: frozenset[str] | None = None,
+    question: str = "",
 ) -> bool:
     """Whether the answer, split like a list (``_ALTERNATIVE_SPLIT``: commas, sentence
     punctuation, brackets, ``and``, ``or``, ``then``...), has a short part that no mention of
@@ -801,10 +804,14 @@ def lists_alternatives(
     beside it ("metal toolbox, perhaps the black plastic storage bin").
     With ``people`` (the story's), a short sentence about the story after the part naming the
     gold is no alternative either (:func:`states_reason`: "grand ballroom.
-    Nobody moved it."), unless "or", "then" or the like joins it ("or it was moved")."""
+    Nobody moved it."), unless "or", "then" or the like joins it ("or it was moved").
+    A comma the answer copies from the ``question`` between the same two words does not split
+    it (:func:`question_commas`: "The small, leather-bound notebook is in the control room")."""
     longest = max(len(words(item)) for gold in golds for item in _ALTERNATIVE_SPLIT.split(gold))
     folded = answer if answer.isascii() else _visible(unicodedata.normalize("NFKC", answer))
     pieces = _ALTERNATIVE_SPLIT.split(folded)  # text, separator, text, ...
+    if question and "," in question:
+        pieces = _joined_at(pieces, question_commas(question))
     tokens: list[str] = []
     part_of: list[int] = []
     for number, piece in enumerate(pieces):
@@ -890,6 +897,36 @@ def states_reason(
         ):
             return False
     return verb
+
+
+@functools.lru_cache(maxsize=1024)
+def question_commas(question: str) -> frozenset[tuple[str, str]]:
+    """The word pairs a comma sets apart in the question outside a place ("for the small,
+    leather-bound notebook" gives ("small", "leather")): none of the three words before the
+    comma introduces a place ("in the kitchen, garden or hall" gives none)."""
+    pairs = set()
+    clauses = question.split(",")
+    for left, right in zip(clauses, clauses[1:], strict=False):
+        before, after = words(left), words(right)
+        if before and after and PLACE_INTRODUCERS.isdisjoint(before[-3:]):
+            pairs.add((before[-1], after[0]))
+    return frozenset(pairs)
+
+
+def _joined_at(pieces: list[str], pairs: frozenset[tuple[str, str]]) -> list[str]:
+    """``pieces`` (text, separator, text, ...) with each comma between the words of one of
+    ``pairs`` taken out: the two texts around it are one."""
+    if not pairs:
+        return pieces
+    joined = [pieces[0]]
+    for k in range(1, len(pieces) - 1, 2):
+        separator, text = pieces[k], pieces[k + 1]
+        before, after = words(joined[-1])[-1:], words(text)[:1]
+        if separator.strip() == "," and before and after and (before[0], after[0]) in pairs:
+            joined[-1] = f"{joined[-1]} {text}"
+        else:
+            joined += [separator, text]
+    return joined
 
 
 def annotates(part: Sequence[str], barred: frozenset[str]) -> bool:
@@ -1686,6 +1723,7 @@ def judge_text(
     asked: Sequence[str] = (),
     other_aliases: Mapping[str, Sequence[str]] | None = None,
     people: frozenset[str] | None = None,
+    question: str = "",
 ) -> Judgement:
     """Free text: the gold phrase (or an alias) as whole words, and no other candidate (or an
     alias of one, ``other_aliases``: candidate -> phrases); with no
@@ -1697,7 +1735,8 @@ def judge_text(
     staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
     the question's too, or of a story place; nor is a short sentence about the story after it
     that names nothing but the story's ``people`` ("grand ballroom. Nobody moved it.",
-    :func:`states_reason`). A number is read as a value (:func:`judge_number`)."""
+    :func:`states_reason`). Words and commas an answer repeats from the ``question`` are no
+    extra words and split nothing. A number is read as a value (:func:`judge_number`)."""
     numeric = judge_number(answer, gold)
     if isinstance(numeric, Judgement):
         return numeric
@@ -1732,16 +1771,20 @@ def judge_text(
     barred = places.union(*(phrase_of(c) for c in candidates))
     if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
-        if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
+        repeated = set(words(question)).difference(*gold_phrases) if question else set()
+        counted = sum(token not in repeated for token in tokens)
+        if counted > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
-        if lists_alternatives(answer, [gold, *aliases], gold_phrases, True, barred, rivals, people):
+        if lists_alternatives(
+            answer, [gold, *aliases], gold_phrases, True, barred, rivals, people, question
+        ):
             return Judgement(False, "several_candidates", "the answer lists alternatives")
         if places and names_other_entity(answer, tokens, gold_phrases, places):
             return Judgement(False, "several_candidates", "the answer names another place")
         if names and names_other_entity(answer, tokens, gold_phrases, names):
             return Judgement(False, "several_candidates", "the answer names another person")
     elif asked and lists_alternatives(
-        answer, [gold, *aliases], gold_phrases, False, barred, rivals, people
+        answer, [gold, *aliases], gold_phrases, False, barred, rivals, people, question
     ):
         return Judgement(False, "several_candidates", "the answer offers the question's place")
     if may_negate(set(tokens)) and (

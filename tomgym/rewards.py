@@ -294,7 +294,16 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             asked = asked_candidates(item)
             people = story_names(item.story) - story_places(item.story)  # "to Paris": a place
             j = judge_text(
-                answer, item.answer, item.candidates, aliases, places, names, asked, others, people
+                answer,
+                item.answer,
+                item.candidates,
+                aliases,
+                places,
+                names,
+                asked,
+                others,
+                people,
+                item.question,
             )
     return j.correct, j.verdict, j.detail
 

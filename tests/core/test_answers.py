@@ -10,6 +10,7 @@ from tomgym.answers import (
     judge_text,
     judge_yes_no,
     parse_response,
+    question_commas,
     rival_names,
     story_places,
     words,
@@ -256,6 +257,29 @@ def test_a_sentence_that_names_or_denies_something_is_still_an_alternative(answe
     people = frozenset({"liam", "mia", "noah"})
     judgement = judge_text(answer, "grand ballroom", places=frozenset({"paris"}), people=people)
     assert judgement.verdict == "several_candidates", answer
+
+
+def test_an_answer_may_repeat_the_question_s_commas_and_words() -> None:
+    """Restating the asked object, "The small, leather-bound notebook is in the control room.",
+    split at its comma into the alternative "small" (212 of 544 such ExploreToM replies
+    scored 0), and a restating sentence with a reason was too long for its copied words."""
+    question = "In which room does Liam think Mia will search for the small, leather-bound book?"
+    restated = "The small, leather-bound book is in the control room."
+    assert judge_text(restated, "control room", question=question).correct
+    assert judge_text(restated, "control room").verdict == "several_candidates"
+    long = (
+        "Liam thinks that Mia will search for the small, leather-bound book in the control "
+        "room, since neither of them left."
+    )
+    assert judge_text(long, "control room", question=question).correct
+    assert judge_text(long, "control room").verdict == "too_long"
+    # only the question's own pair of words: "small, kitchen" still offers the kitchen
+    assert not judge_text("control room, small, kitchen", "control room", question=question).correct
+    assert not judge_text("small, kitchen", "kitchen", question=question).correct
+    # a comma between places in the question is a list there too
+    listing = "Was the ball in the kitchen, garden or hall at first?"
+    assert question_commas(listing) == frozenset()
+    assert not judge_text("kitchen, garden", "kitchen", question=listing).correct
 
 
 @pytest.mark.parametrize(
