@@ -129,18 +129,28 @@ def test_name_lists_are_sets() -> None:
     [("Only Ann", ["Ann"]), ("Both Ann and Bob", ["Ann", "Bob"]),
      ("Ann and Bob know about it.", ["Ann", "Bob"]), ("Ann knows.", ["Ann"]),
      ("The characters who know are Ann and Bob.", ["Ann", "Bob"]),
-     ("Ann and Bob are aware of it", ["Ann", "Bob"]), ("Just Will", ["Will"])],
+     ("Ann and Bob are aware of it", ["Ann", "Bob"]), ("Just Will", ["Will"]),
+     ("1. Ann\n2. Bob", ["Ann", "Bob"]), ("1) Ann 2) Bob 3) Carl", ["Ann", "Bob", "Carl"]),
+     ("Ann/Bob", ["Ann", "Bob"]), ("Ann, as well as Bob", ["Ann", "Bob"]),
+     ("Ann and Bob, but not Carl", ["Ann", "Bob"]), ("Ann, not Carl", ["Ann"]),
+     ("All three: Ann, Bob and Carl", ["Ann", "Bob", "Carl"]),
+     ("Ann and Bob were in the conversation.", ["Ann", "Bob"]),
+     ("Ann, Bob - they were present.", ["Ann", "Bob"])],
 )  # fmt: skip
 def test_a_name_list_said_in_a_sentence_is_its_names(answer: str, gold: list[str]) -> None:
     """Red team: "Only Ann" and "Ann and Bob know about it" were wrong (FANToM's list questions
-    read the parts "only ann" and "bob know about it" as names)."""
+    read the parts "only ann" and "bob know about it" as names). A false-negative audit: a
+    numbered list ("1. Ann 2. Bob"), "Ann/Bob", "as well as", an exclusion after the list ("but
+    not Carl") and "were in the conversation" were wrong too."""
     assert judge_names(answer, gold).correct
 
 
 @pytest.mark.parametrize(
     "answer",
-    ["Ann and maybe Bob", "All but Carl", "Ann and Bob, but not Carl", "Ann, Bob and Zed",
-     "Ann and Bob do not know", "Everyone except Carl", "Ann, Bob, possibly Carl", "Only Ann"],
+    ["Ann and maybe Bob", "All but Carl", "Ann, Bob, but not Bob", "Ann, Bob and Zed",
+     "Ann and Bob do not know", "Everyone except Carl", "Ann, Bob, possibly Carl", "Only Ann",
+     "Ann/Bob/Carl", "1. Ann 2. Bob 3. Carl", "Ann, not Bob", "Ann and Bob, or not",
+     "Not Ann and Bob"],
 )  # fmt: skip
 def test_a_name_list_with_a_hedge_a_denial_or_another_name_is_not_credited(answer: str) -> None:
     assert not judge_names(answer, ["Ann", "Bob"]).correct

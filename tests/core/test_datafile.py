@@ -328,9 +328,10 @@ def test_a_csv_names_row_splits_its_answer_as_the_judge_reads_a_list(tmp_path: P
     path.write_text(
         "story,question,answer,kind\nAnn and Bob left.,Who left?,Ann|Bob,names\n"
         'Ann and Bob left.,Who left?,"Ann, Bob",names\nAnn left.,Who left?,Ann,names\n'
+        "Ann and Bob left.,Who left?,Ann/Bob,names\n"
     )
     items = load_file_items(path, "N-v0", column_mapping(answer_type="kind"))
-    assert [it.answer for it in items] == [["Ann", "Bob"], ["Ann", "Bob"], ["Ann"]]
+    assert [it.answer for it in items] == [["Ann", "Bob"], ["Ann", "Bob"], ["Ann"], ["Ann", "Bob"]]
     from tomgym.rewards import score_response
 
     assert score_response("<think>x</think><answer>Ann and Bob</answer>", items[1]).correct

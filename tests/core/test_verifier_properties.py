@@ -29,7 +29,7 @@ from tomgym.items import ToMItem
 from tomgym.rewards import CHECK_MARKS, CROSS_MARKS, gold_response, score_response
 
 ARTICLES = {"a", "an", "the"}
-SEPARATORS = ",;\n&"
+SEPARATORS = (",", ";", "\n", "&", "/", r"\bas well as\b")  # regular expressions
 TAG_SOUP = (
     "<think>", "</think>", "<answer>", "</answer>",
     "<answer", "answer>", "</answer", "<Answer>", "< answer>", "<answer >", "<ans", "wer>",
@@ -328,28 +328,46 @@ NAME_FILLER = {
     "people", "person", "who", "know", "knows", "knew", "about", "it", "this", "that", "are", "is",
     "were", "was", "aware", "answer", "would", "be", "those", "as", "well", "too", "can", "could",
     "answerable", "access", "have", "has", "had", "info", "information", "question", "to",
+    "present", "in", "conversation", "discussion", "there", "two", "three", "four", "five",
+    "six", "seven", "eight", "nine", "ten",
 }  # fmt: skip
 """Words around a list's names that name nobody ("Only Ann", "Ann and Bob know about it")."""
 
 
 def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
-    """The names a block lists: split at the separators and "and", the filler words around the
-    names dropped (not those of a gold name)."""
+    """The names a block lists: split at the separators, "and" and numbers ("1. Ann 2. Bob"),
+    the filler words around the names dropped (not those of a gold name); the names of a part
+    that starts with "not", "except", "excluding", "without" or "never" (after "but" or not)
+    are excluded: not listed, wherever else they are said."""
     filler = NAME_FILLER - {w for name in gold for w in oracle_words(name)}
     parts = [block]
     for sep in SEPARATORS:
-        parts = [piece for part in parts for piece in part.split(sep)]
-    names: set[tuple[str, ...]] = set()
+        parts = [piece for part in parts for piece in re.split(sep, part, flags=re.I)]
+    groups: list[list[str]] = []
     for part in parts:
-        current: list[str] = []
-        for word in [*oracle_words(part), "and"]:
+        groups.append([])
+        for word in oracle_words(part):
             if word == "and":
+                groups.append([])
+            else:
+                groups[-1].append(word)
+    names: set[tuple[str, ...]] = set()
+    excluded: set[tuple[str, ...]] = set()
+    for said in groups:
+        if said[:1] == ["but"]:
+            said = said[1:]
+        into = names
+        if said[:1] and said[0] in {"not", "except", "excluding", "without", "never"}:
+            said, into = said[1:], excluded
+        current: list[str] = []
+        for word in [*said, "0"]:
+            if word.isdigit():
                 if current:
-                    names.add(tuple(current))
+                    into.add(tuple(current))
                 current = []
             elif word not in filler:
                 current.append(word)
-    return names
+    return names - excluded
 
 
 NO_HEADS = {"it", "them", "one", "ones", "her", "him", "full", "accessible", "about", "there",
