@@ -442,6 +442,64 @@ def head_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 _NAME_WORD = re.compile(r"[A-Z][\w'\-]*")
 
 
+SYNONYMS = (
+    (("refrigerator",), ("fridge",)),
+    (("sofa",), ("couch",)),
+    (("television",), ("tv",)),
+    (("trash", "can"), ("trashcan",), ("garbage", "can"), ("trash", "bin"), ("garbage", "bin"),
+     ("rubbish", "bin"), ("wastebasket",), ("waste", "basket"), ("dustbin",)),
+)  # fmt: skip
+"""Household words a person uses for one another ("the fridge" for "the refrigerator", "the
+trashcan" or "the garbage bin" for "the trash can"): see :func:`synonym_aliases`."""
+LOOSE_SYNONYMS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("trash", "can"): ("trash", "garbage"),
+    ("trash", "bin"): ("trash", "garbage"),
+}
+"""One-word names of a whole candidate only ("in the trash" for "the trash can"), never put in
+place of a word of a longer one ("trash bag" is no trash can)."""
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def synonym_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each candidate's phrases with a SYNONYMS member it holds put in place of another ("the
+    fridge" for "the refrigerator", "fridge back" for "Refrigerator back"; "trash" and
+    "garbage" for a whole "trash can" or "trash bin", LOOSE_SYNONYMS), where no other candidate
+    holds a member of that group: with "trash can" and "garbage bin" both offered, "the trash"
+    names neither."""
+    phrases = {c: phrase_of(c) for c in candidates}
+    found = {
+        c: [
+            (group, member)
+            for group in SYNONYMS
+            for member in group
+            if phrase == member or _holds(phrase, member)
+        ]
+        for c, phrase in phrases.items()
+    }
+    aliases: dict[str, tuple[str, ...]] = {}
+    for candidate, matches in found.items():
+        shared = {
+            id(group)
+            for other, theirs in found.items()
+            if other != candidate
+            for group, _ in theirs
+        }
+        said: list[str] = []
+        phrase = phrases[candidate]
+        for group, member in matches:
+            if id(group) in shared:
+                continue
+            at = next(i for i in range(len(phrase)) if phrase[i : i + len(member)] == member)
+            for other in group:
+                if other != member:
+                    said.append(" ".join((*phrase[:at], *other, *phrase[at + len(member) :])))
+            if phrase == member:
+                said += LOOSE_SYNONYMS.get(member, ())
+        if said:
+            aliases[candidate] = tuple(said)
+    return aliases
+
+
 @functools.lru_cache(maxsize=1 << 10)  # keyed on whole stories: kept small
 def story_head_aliases(candidates: tuple[str, ...], story: str) -> dict[str, tuple[str, ...]]:
     """:func:`head_aliases`, less the last words the story uses of something else:

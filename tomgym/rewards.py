@@ -24,6 +24,7 @@ from tomgym.answers import (
     story_head_aliases,
     story_names,
     story_places,
+    synonym_aliases,
     with_prefill,
     words,
 )
@@ -276,11 +277,14 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             return True, "correct", detail
         aliases, others = item.aliases, candidate_aliases(item)
         heads = story_head_aliases(item.candidates, item.story)
-        if heads:  # "the drawer" names the wooden desk drawer where no other is a drawer
-            aliases = (*aliases, *heads.get(item.answer, ()))
-            for candidate, head in heads.items():
+        synonyms = synonym_aliases(item.candidates or (item.answer,))
+        for said in (heads, synonyms):  # "the drawer" names the wooden desk drawer where no
+            if not said:  # other is a drawer; "the fridge" the refrigerator
+                continue
+            aliases = (*aliases, *said.get(item.answer, ()))
+            for candidate, also in said.items():
                 if candidate != item.answer:
-                    others[candidate] = [*others.get(candidate, ()), *head]
+                    others[candidate] = [*others.get(candidate, ()), *also]
         if item.answer_type == "choice":
             labels = item.metadata.get("option_labels")
             if isinstance(labels, dict) and labels:  # "(a) ... (b) ..." in the question

@@ -334,3 +334,29 @@ def test_the_gold_as_written_is_judged_as_the_full_reading_judges_it(env_id: str
             assert fast == judge_answer(item.answer + "\u200b", item) and fast[0], item.id
             seen += 1
     assert seen > 20
+
+
+def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
+    """ "the fridge" names "the refrigerator"; with a "trash can" and a "garbage bin" both
+    offered, "the trash" names neither, and "trash bag" is no trash can."""
+    from tomgym.rewards import judge_answer
+
+    story = "Ann put the milk in the refrigerator. Bob moved it to the box."
+    fridge = ToMItem(
+        id="s", story=story, question="Where is the milk?", answer="the refrigerator",
+        candidates=("box", "the refrigerator"),
+    )  # fmt: skip
+    assert judge_answer("In the fridge.", fridge)[0]
+    assert not judge_answer("the fridge or the box", fridge)[0]
+    bins = ToMItem(
+        id="t", story=story, question="Where is the milk?", answer="trash can",
+        candidates=("trash can", "garbage bin"),
+    )  # fmt: skip
+    assert not judge_answer("the trash", bins)[0]
+    assert judge_answer("the trash can", bins)[0]
+    bag = ToMItem(
+        id="u", story=story, question="Where is the milk?", answer="trash can",
+        candidates=("trash can", "trash bag"),
+    )  # fmt: skip
+    assert judge_answer("the trashcan", bag)[0]
+    assert not judge_answer("the trash bag", bag)[0]

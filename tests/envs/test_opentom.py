@@ -134,6 +134,37 @@ def test_fine_location_candidates_read_as_distinct_places_and_pass_the_checks(it
         assert not score_response(response, quoted).correct, trick
 
 
+def test_a_household_synonym_names_the_fine_location(items):
+    """ "the fridge" for "the refrigerator" and "the trashcan" or "the trash" for "the trash
+    can" were wrong: 264 of the 3,576 fine-location golds are a refrigerator or a fridge, 304
+    a trash or garbage can or bin. Each is named by its synonyms now, and still not beside the
+    other candidate."""
+    import re
+
+    from tomgym.rewards import judge_answer
+
+    swaps = {
+        "refrigerator": "fridge",
+        "fridge": "refrigerator",
+        "trash can": "trashcan",
+        "trash bin": "trash",
+        "garbage bin": "trash can",
+        "garbage can": "trash can",
+    }
+    judged = 0
+    for it in items:
+        if not (it.answer_type == "text" and it.candidates):
+            continue
+        for said, other in swaps.items():
+            if re.search(rf"\b{said}\b", it.answer.lower()):
+                answer = re.sub(rf"\b{said}\b", other, it.answer.lower())
+                assert judge_answer(answer, it)[0], (it.id, answer)
+                rival = next(c for c in it.candidates if c != it.answer)
+                assert not judge_answer(f"{answer} or {rival}", it)[0], (it.id, answer)
+                judged += 1
+    assert judged > 500
+
+
 def test_closed_labels_said_another_way_are_credited_for_their_label_only(items):
     """Red team C: "It stays the same" and "neither more nor less full" for "equally full",
     "fuller" for "more full", "neither positive nor negative" for "neutral" were refused on
