@@ -39,9 +39,10 @@ YES_WORDS = frozenset({"yes", "yeah", "yep", "yup"})
 NO_WORDS = frozenset({"no", "nope", "nah"})
 FREE_TEXT_MAX_EXTRA_WORDS = 12
 """A free-text answer with no other candidate to exclude (no list, or one holding only the
-gold) may add this many words to the gold phrase, not counting words of the question it
-repeats ("Gabriella thinks that Charlotte will search for the wooden jewelry box in the grand
-ballroom, since neither of them left"): pasting the whole story names the gold too."""
+gold) may add this many words to the gold phrase: pasting the whole story names the gold too.
+Words repeated from the question count too: "Sophia will search for the harmonica in the art
+studio, but Elijah thinks Sophia will search for the harmonica somewhere else" answers the
+reality question and denies the belief asked about (reward red team)."""
 NEGATIONS = frozenset(
     {"not", "never", "neither", "nor", "cannot", "isnt", "wasnt", "arent", "werent", "dont",
      "doesnt", "didnt", "cant", "wont", "hasnt", "havent", "hadnt", "couldnt", "wouldnt",
@@ -1793,8 +1794,8 @@ def judge_text(
     staff room") is no alternative (:func:`annotates`) unless it holds a word of a candidate,
     the question's too, or of a story place; nor is a short sentence about the story after it
     that names nothing but the story's ``people`` ("grand ballroom. Nobody moved it.",
-    :func:`states_reason`). Words and commas an answer repeats from the ``question`` are no
-    extra words and split nothing. A number is read as a value (:func:`judge_number`)."""
+    :func:`states_reason`). Commas an answer repeats from the ``question`` split nothing
+    (:func:`question_commas`). A number is read as a value (:func:`judge_number`)."""
     numeric = judge_number(answer, gold)
     if isinstance(numeric, Judgement):
         return numeric
@@ -1829,9 +1830,7 @@ def judge_text(
     barred = places.union(*(phrase_of(c) for c in candidates))
     if not others:  # nothing to exclude (no list, the gold alone, or the question's): length
         longest = max(len(p) for p in gold_phrases)
-        repeated = set(words(question)).difference(*gold_phrases) if question else set()
-        counted = sum(token not in repeated for token in tokens)
-        if counted > longest + FREE_TEXT_MAX_EXTRA_WORDS:
+        if len(tokens) > longest + FREE_TEXT_MAX_EXTRA_WORDS:
             return Judgement(False, "too_long", f"{len(tokens)} words is too long for one answer")
         if lists_alternatives(
             answer, [gold, *aliases], gold_phrases, True, barred, rivals, people, question

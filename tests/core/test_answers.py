@@ -272,7 +272,8 @@ def test_a_sentence_that_names_or_denies_something_is_still_an_alternative(answe
 def test_an_answer_may_repeat_the_question_s_commas_and_words() -> None:
     """Restating the asked object, "The small, leather-bound notebook is in the control room.",
     split at its comma into the alternative "small" (212 of 544 such ExploreToM replies
-    scored 0), and a restating sentence with a reason was too long for its copied words."""
+    scored 0). Words copied from the question still count towards the length limit: a long
+    restatement may deny the belief asked about (reward red team)."""
     question = "In which room does Liam think Mia will search for the small, leather-bound book?"
     restated = "The small, leather-bound book is in the control room."
     assert judge_text(restated, "control room", question=question).correct
@@ -281,8 +282,12 @@ def test_an_answer_may_repeat_the_question_s_commas_and_words() -> None:
         "Liam thinks that Mia will search for the small, leather-bound book in the control "
         "room, since neither of them left."
     )
-    assert judge_text(long, "control room", question=question).correct
-    assert judge_text(long, "control room").verdict == "too_long"
+    assert judge_text(long, "control room", question=question).verdict == "too_long"
+    denial = (
+        "Mia will search for the small, leather-bound book in the control room, but Liam "
+        "thinks Mia will search for the small, leather-bound book somewhere else."
+    )
+    assert not judge_text(denial, "control room", question=question).correct
     # only the question's own pair of words: "small, kitchen" still offers the kitchen
     assert not judge_text("control room, small, kitchen", "control room", question=question).correct
     assert not judge_text("small, kitchen", "kitchen", question=question).correct
