@@ -159,7 +159,7 @@ def test_restating_the_asked_object_with_its_commas_is_credited(structured):
     restated = 0
     for it in structured:
         found = asked.search(it.question)
-        if it.answer_type == "text" and found:
+        if it.answer_type == "text" and found and len(found.group(1).split()) <= 5:
             answer = f"The {found.group(1)} was in the {it.answer}."
             assert judge_answer(answer, it)[0], (it.id, answer)
             restated += 1
