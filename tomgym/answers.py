@@ -222,19 +222,33 @@ pronouns, belief verbs and words that describe a location; no place, no negation
 conjunction. Such a note may hold one more word, a person in a holder's slot (see
 ``_holds_view``), and none of the words barred for the item (candidates', story places)."""
 REASON_VERBS = frozenset(
-    {"is", "was", "were", "are", "am", "be", "been", "being", "has", "had", "have", "did",
-     "does", "do", "saw", "see", "sees", "seen", "knew", "know", "knows", "known", "told",
-     "tell", "tells", "took", "take", "takes", "taken", "put", "puts", "left", "leave",
-     "leaves", "kept", "keep", "keeps", "went", "go", "goes", "gone", "came", "come", "comes",
-     "got", "get", "gets", "stay", "stays", "stayed", "follow", "follows", "followed", "heard",
-     "hear", "found", "find", "move", "moves", "moved", "placed", "watch", "watches",
+    {"is", "was", "were", "are", "am", "be", "been", "being", "did", "does", "do", "saw", "see",
+     "sees", "seen", "told", "tell", "tells", "put", "puts", "left", "leave", "leaves", "went",
+     "go", "goes", "came", "come", "comes", "stay", "stays", "stayed", "follow", "follows",
+     "followed", "heard", "hear", "move", "moves", "moved", "placed", "watch", "watches",
      "watched", "witness", "witnessed", "notice", "noticed", "observed", "changed",
-     "happened", "remained", "remains", "returned", "touched", "checked", "looked", "entered",
-     "exited", "hid", "hidden", "learned", "learnt", "said", "says", "showed", "shows",
-     "shown", "confirms", "confirmed", "unchanged", "unmoved", "untouched"}
+     "happened", "remained", "remains", "touched", "checked", "looked", "entered", "exited",
+     "learned", "learnt", "said", "says", "showed", "shows", "shown", "confirms", "confirmed",
+     "unchanged", "unmoved", "untouched", "know", "knows", "knew", "known"}
 )  # fmt: skip
 """Verbs of a short sentence about the story after a free-text answer ("Nobody moved it",
-"It was never moved", "Noah saw it"); see :func:`states_reason`."""
+"It was never moved", "Noah saw it"); see :func:`states_reason`. No verb of having or taking
+("Lucas has it", "Danielle took it", "It's gone": the object is elsewhere); one of knowing
+only in a sentence that negates nothing (KNOWING_VERBS)."""
+KNOWING_VERBS = frozenset({"know", "knows", "knew", "known"})
+"""Verbs of a reason that may not be negated: "Nobody knows", "I don't know" hedge ("Alexis
+knows William saw it" is a reason)."""
+PLACING_VERBS = frozenset({"moves", "moved", "placed", "put", "puts", "changed"})
+"""Verbs of a reason that say the object was moved, which it may say only negated or of
+"there"/"here" ("Nobody moved it", "Morgan put it there"; not "and it was moved")."""
+LEAVING_VERBS = frozenset(
+    {"left", "leave", "leaves", "went", "go", "goes", "came", "come", "comes"}
+)
+"""Verbs of a reason that a person may do ("Noah never left", "Liam left") but the object may
+not ("It left with Lucas")."""
+_OBJECT_SUBJECTS = frozenset({"it", "this", "that", "something", "everything", "nothing"})
+_NEGATING_WORDS = frozenset({"not", "never", "nothing", "nobody", "none", "no"})
+_FIRST_PERSON = frozenset({"i", "we"})
 REASON_WORDS = REASON_VERBS | frozenset(
     {"it", "this", "that", "she", "he", "they", "i", "we", "you", "nobody", "everyone",
      "everybody", "someone", "somebody", "anyone", "anybody", "nothing", "everything",
@@ -940,9 +954,28 @@ def states_reason(
     ("Nobody moved it", "It was never moved", "I'm confident", "Noah saw it"): words of
     REASON_WORDS and the story's ``people`` only, none ``barred``, with a verb (REASON_VERBS,
     or "'s"/"'m"/"'re" after a pronoun), each "not"/"never" right before a verb or "present",
-    "aware" ("It's not there" and "It's not" deny the answer, "It was never moved" does not)."""
+    "aware" ("It's not there" and "It's not" deny the answer, "It was never moved" does not).
+    And what such a sentence may not say (reward red team): that the object moved
+    (PLACING_VERBS after no negation, and of no "there"/"here": "and it was moved"), left
+    (LEAVING_VERBS after the object as subject: "It left with Lucas"), or is not there (a
+    negation before "there"/"here": "It never was there", "Nothing is there"); nor a first
+    person's negation ("I don't know", "I am not aware": a hedge)."""
     if not barred.isdisjoint(part):
         return False
+    negated_at = next((i for i, word in enumerate(part) if word in _NEGATING_WORDS), len(part))
+    if negated_at < len(part) and not _FIRST_PERSON.isdisjoint(part):
+        return False
+    places = [i for i, word in enumerate(part) if word in ("there", "here")]
+    if places and negated_at < max(places):
+        return False
+    for i, word in enumerate(part):
+        if word in KNOWING_VERBS and negated_at < len(part):
+            return False
+        stayed_put = word == "put" and i > 0 and part[i - 1].startswith("stay")
+        if word in PLACING_VERBS and negated_at > i and not places and not stayed_put:
+            return False
+        if word in LEAVING_VERBS and part[0] in _OBJECT_SUBJECTS:
+            return False
     verb = False
     for i, word in enumerate(part):
         if word not in REASON_WORDS and word not in people:

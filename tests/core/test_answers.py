@@ -235,6 +235,10 @@ def test_free_text_list_check_keeps_explanations_exclusions_and_list_golds() -> 
         "grand ballroom! Mia watched.",
         "grand ballroom. Reason: Mia was not present.",
         "grand ballroom, and it stayed there",
+        "grand ballroom (it stayed put)",
+        "grand ballroom: Mia witnessed the move.",
+        "grand ballroom. Noah put it there.",
+        "grand ballroom. Liam left first.",
     ],
 )
 def test_a_short_sentence_about_the_story_after_a_free_text_answer_is_no_alternative(
@@ -261,6 +265,17 @@ def test_a_short_sentence_about_the_story_after_a_free_text_answer_is_no_alterna
         "grand ballroom. It's elsewhere.",
         "grand ballroom. Mia's room.",
         "grand ballroom. It went to Paris.",
+        # a reward red team's: a hedge, or the object moved, held, gone or not there
+        "grand ballroom? I don't know.",
+        "grand ballroom (I don't know)",
+        "grand ballroom. Nobody knows.",
+        "grand ballroom. Noah took it.",
+        "grand ballroom. Noah has it.",
+        "grand ballroom. It's gone.",
+        "grand ballroom. It never was there.",
+        "grand ballroom. Nothing is there.",
+        "grand ballroom and it was moved.",
+        "grand ballroom. It left with Noah.",
     ],
 )
 def test_a_sentence_that_names_or_denies_something_is_still_an_alternative(answer: str) -> None:

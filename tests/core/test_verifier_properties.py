@@ -265,7 +265,11 @@ def is_reason(part: Sequence[str], before: str, barred: set[str]) -> bool:
     "I'm confident"): only words of the judge's reason vocabulary (which words those are is the
     judge's list; the fuzz stories name no person), none barred, with a verb (or "s", "m", "re"
     after a pronoun: "it's", "I'm"), "not"/"never" only right before a verb or "present"/"aware",
-    and no "or", "vs", "versus", "then", "/", "|" or "+" just before it ("or it was moved")."""
+    and no "or", "vs", "versus", "then", "/", "|" or "+" just before it ("or it was moved").
+    It may not say the object moved (moved/placed/put/changed with no negation before them
+    and no "there"/"here", but "stayed put"), left (left/went/came... after "it", "this"...),
+    or is not there (a negation word before "there"/"here"), nor negate with "I"/"we" in it or
+    around a verb of knowing ("Nobody knows")."""
     pronouns = {"it", "this", "that", "she", "he", "they", "i", "we", "you", "there", "nobody",
                 "everyone", "everybody", "someone", "somebody", "nothing", "everything", "what",
                 "where"}  # fmt: skip
@@ -273,9 +277,24 @@ def is_reason(part: Sequence[str], before: str, barred: set[str]) -> bool:
         return False
     if set(part) & barred or not set(part) <= REASON_WORDS:
         return False
+    negations = [i for i, word in enumerate(part)
+                 if word in {"not", "never", "nothing", "nobody", "none", "no"}]  # fmt: skip
+    there = [i for i, word in enumerate(part) if word in {"there", "here"}]
+    if negations and ({"i", "we"} & set(part) or {"know", "knows", "knew", "known"} & set(part)):
+        return False
+    if negations and there and negations[0] < there[-1]:
+        return False
     for i, word in enumerate(part):
         following = part[i + 1] if i + 1 < len(part) else None
         if word in {"not", "never"} and following not in REASON_VERBS | {"present", "aware"}:
+            return False
+        moved = word in {"moves", "moved", "placed", "put", "puts", "changed"}
+        stayed_put = word == "put" and i and part[i - 1] in {"stay", "stays", "stayed"}
+        if moved and not there and not (negations and negations[0] < i) and not stayed_put:
+            return False
+        leaving = {"left", "leave", "leaves", "went", "go", "goes", "came", "come", "comes"}
+        if word in leaving and part[0] in {"it", "this", "that", "something", "everything",
+                                           "nothing"}:  # fmt: skip
             return False
     return any(
         word in REASON_VERBS or (word in {"s", "m", "re"} and i > 0 and part[i - 1] in pronouns)
