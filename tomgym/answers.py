@@ -2120,7 +2120,16 @@ def split_names(text: str) -> list[str]:
 
 NAME_EXCLUSIONS = frozenset({"not", "except", "excluding", "without", "never"})
 """Words that start a part of a name list excluding its names ("Ann and Bob, but not Carl"),
-after an optional "but"."""
+after an optional "but", when nothing but names follows them: not a filler word ("not only
+Ann", "not to mention Carl") nor one of NOT_EXCLUDING."""
+NOT_EXCLUDING = frozenset(
+    {"sure", "necessarily", "mention", "forgetting", "ruling", "excluding", "that", "maybe",
+     "perhaps", "possibly", "probably", "but", "or", "certain", "counting", "least", "yet",
+     "even", "including", "unless", "if"}
+)  # fmt: skip
+"""Words after an exclusion word that make it no exclusion of names ("Bob, not sure about
+Ann", "except maybe Ann", "not Carl but Dana"): the part is read as it stands, and its words
+are no name of the list (reward red team)."""
 
 
 def listed_names(answer: str, filler: frozenset[str]) -> set[tuple[str, ...]]:
@@ -2135,7 +2144,13 @@ def listed_names(answer: str, filler: frozenset[str]) -> set[tuple[str, ...]]:
         if tokens[:1] == ["but"]:
             tokens = tokens[1:]
         names = said
-        if tokens[:1] and tokens[0] in NAME_EXCLUSIONS:
+        if (
+            tokens[:1]
+            and tokens[0] in NAME_EXCLUSIONS
+            and len(tokens) > 1
+            and NAME_LIST_FILLER.isdisjoint(tokens[1:])
+            and NOT_EXCLUDING.isdisjoint(tokens[1:])
+        ):
             names, tokens = excluded, tokens[1:]
         name: list[str] = []
         for token in [*tokens, "0"]:

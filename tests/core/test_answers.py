@@ -150,7 +150,10 @@ def test_a_name_list_said_in_a_sentence_is_its_names(answer: str, gold: list[str
     ["Ann and maybe Bob", "All but Carl", "Ann, Bob, but not Bob", "Ann, Bob and Zed",
      "Ann and Bob do not know", "Everyone except Carl", "Ann, Bob, possibly Carl", "Only Ann",
      "Ann/Bob/Carl", "1. Ann 2. Bob 3. Carl", "Ann, not Bob", "Ann and Bob, or not",
-     "Not Ann and Bob"],
+     "Not Ann and Bob", "Not only Carl, but also Ann and Bob", "Ann and Bob, not to mention Carl",
+     "Ann, Bob, not sure about Carl", "Ann and Bob, except maybe Carl",
+     "Ann and Bob, not Carl but Dan", "Ann and Bob, not ruling out Carl",
+     "Ann, Bob; not excluding Carl"],
 )  # fmt: skip
 def test_a_name_list_with_a_hedge_a_denial_or_another_name_is_not_credited(answer: str) -> None:
     assert not judge_names(answer, ["Ann", "Bob"]).correct

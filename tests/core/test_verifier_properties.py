@@ -17,6 +17,7 @@ from tomgym.answers import (
     ANNOTATION_WORDS,
     HEDGE_WORDS,
     LOCATION_NOTES,
+    NOT_EXCLUDING,
     REASON_LABELS,
     REASON_VERBS,
     REASON_WORDS,
@@ -357,7 +358,8 @@ def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
     """The names a block lists: split at the separators, "and" and numbers ("1. Ann 2. Bob"),
     the filler words around the names dropped (not those of a gold name); the names of a part
     that starts with "not", "except", "excluding", "without" or "never" (after "but" or not)
-    are excluded: not listed, wherever else they are said."""
+    are excluded (not listed, wherever else they are said) when only names follow: no filler
+    word, none of the judge's NOT_EXCLUDING ("not only Ann", "not sure about Ann")."""
     filler = NAME_FILLER - {w for name in gold for w in oracle_words(name)}
     parts = [block]
     for sep in SEPARATORS:
@@ -376,7 +378,11 @@ def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
         if said[:1] == ["but"]:
             said = said[1:]
         into = names
-        if said[:1] and said[0] in {"not", "except", "excluding", "without", "never"}:
+        excluding = {"not", "except", "excluding", "without", "never"}
+        others = set(said[1:])
+        if said[:1] and said[0] in excluding and others and not others & (
+            set(NAME_FILLER) | set(NOT_EXCLUDING)
+        ):
             said, into = said[1:], excluded
         current: list[str] = []
         for word in [*said, "0"]:
