@@ -994,15 +994,36 @@ def states_reason(
 @functools.lru_cache(maxsize=1024)
 def question_commas(question: str) -> frozenset[tuple[str, str]]:
     """The word pairs a comma sets apart in the question outside a place ("for the small,
-    leather-bound notebook" gives ("small", "leather")): none of the three words before the
-    comma introduces a place ("in the kitchen, garden or hall" gives none)."""
+    leather-bound notebook" gives ("small", "leather")): not after a place's words ("in the
+    kitchen, garden or hall", "moved it to the main information tent, leaving the bag" give
+    none: an answer copying them would hide a place in one part with the gold)."""
     pairs = set()
     clauses = question.split(",")
     for left, right in zip(clauses, clauses[1:], strict=False):
         before, after = words(left), words(right)
-        if before and after and PLACE_INTRODUCERS.isdisjoint(before[-3:]):
+        if before and after and not _ends_in_place(before):
             pairs.add((before[-1], after[0]))
     return frozenset(pairs)
+
+
+_PLACE_PHRASE_REACH = 6
+_PLACE_PHRASE_ENDS = frozenset(
+    {"is", "was", "are", "were", "be", "does", "do", "did", "will", "would", "think", "thinks",
+     "believe", "believes", "before", "after", "when", "while", "that", "and", "or", "moved",
+     "put", "placed", "search", "look"}
+)  # fmt: skip
+
+
+def _ends_in_place(tokens: Sequence[str]) -> bool:
+    """Whether the last of ``tokens`` is a word of a place: a place introducer stands at most
+    _PLACE_PHRASE_REACH words before it with no verb or conjunction between ("to the main
+    information tent"; not "In which container is the small")."""
+    for at in range(len(tokens) - 1, max(-1, len(tokens) - 1 - _PLACE_PHRASE_REACH), -1):
+        if tokens[at] in PLACE_INTRODUCERS:
+            return True
+        if tokens[at] in _PLACE_PHRASE_ENDS:
+            return False
+    return False
 
 
 def _joined_at(pieces: list[str], pairs: frozenset[tuple[str, str]]) -> list[str]:

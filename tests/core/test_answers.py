@@ -313,6 +313,14 @@ def test_an_answer_may_repeat_the_question_s_commas_and_words() -> None:
     listing = "Was the ball in the kitchen, garden or hall at first?"
     assert question_commas(listing) == frozenset()
     assert not judge_text("kitchen, garden", "kitchen", question=listing).correct
+    # nor after a place further back: copying it would hide the place beside the gold (red team)
+    moved = (
+        "In which container was the portable speaker before Lucas moved the portable speaker to "
+        "the main information tent, leaving the duffel bag in its original location?"
+    )
+    assert question_commas(moved) == frozenset()
+    echo = "main information tent, leaving the duffel bag"
+    assert judge_text(echo, "duffel bag", question=moved).verdict == "several_candidates"
 
 
 @pytest.mark.parametrize(
