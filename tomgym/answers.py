@@ -471,16 +471,35 @@ LOOSE_SYNONYMS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("trash", "bin"): ("trash", "garbage"),
 }
 """One-word names of a whole candidate only ("in the trash" for "the trash can"), never put in
-place of a word of a longer one ("trash bag" is no trash can)."""
+place of a word of a longer one ("trash bag" is no trash can), and not where the story says
+the word as part of another thing's name ("the garbage collector": see
+:func:`synonym_aliases`)."""
+_LOOSE_WORD_ENDS = frozenset(
+    {"can", "cans", "bin", "bins", "and", "or", "but", "in", "on", "at", "to", "with", "before",
+     "after", "while", "when", "as", "because", "so", "then", "where", "was", "is", "had",
+     "has", "for", "of"}
+)  # fmt: skip
+"""Words after "trash"/"garbage" in a story that leave it the trash itself; any other word
+makes it part of another thing's name ("garbage collector", "trash bag")."""
 
 
-@functools.lru_cache(maxsize=1 << 10)
-def synonym_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+def _names_another_thing(word: str, story: str) -> bool:
+    """Whether the story says ``word`` before a word outside _LOOSE_WORD_ENDS ("the garbage
+    collector" for "garbage")."""
+    return any(
+        following.lower() not in _LOOSE_WORD_ENDS
+        for following in re.findall(rf"\b{word}\s+([A-Za-z]+)", story, re.IGNORECASE)
+    )
+
+
+@functools.lru_cache(maxsize=1 << 10)  # keyed on whole stories: kept small
+def synonym_aliases(candidates: tuple[str, ...], story: str = "") -> dict[str, tuple[str, ...]]:
     """Each candidate's phrases with a SYNONYMS member it holds put in place of another ("the
     fridge" for "the refrigerator", "fridge back" for "Refrigerator back"; "trash" and
-    "garbage" for a whole "trash can" or "trash bin", LOOSE_SYNONYMS), where no other candidate
-    holds a member of that group: with "trash can" and "garbage bin" both offered, "the trash"
-    names neither."""
+    "garbage" for a whole "trash can" or "trash bin", LOOSE_SYNONYMS, unless the ``story``
+    says the word as part of another thing's name, "the garbage collector"), where no other
+    candidate holds a member of that group: with "trash can" and "garbage bin" both offered,
+    "the trash" names neither."""
     phrases = {c: phrase_of(c) for c in candidates}
     found = {
         c: [
@@ -509,7 +528,8 @@ def synonym_aliases(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
                 if other != member:
                     said.append(" ".join((*phrase[:at], *other, *phrase[at + len(member) :])))
             if phrase == member:
-                said += LOOSE_SYNONYMS.get(member, ())
+                loose = LOOSE_SYNONYMS.get(member, ())
+                said += [word for word in loose if not _names_another_thing(word, story)]
         if said:
             aliases[candidate] = tuple(said)
     return aliases

@@ -277,7 +277,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             return True, "correct", detail
         aliases, others = item.aliases, candidate_aliases(item)
         heads = story_head_aliases(item.candidates, item.story)
-        synonyms = synonym_aliases(item.candidates or (item.answer,))
+        synonyms = synonym_aliases(item.candidates or (item.answer,), item.story)
         for said in (heads, synonyms):  # "the drawer" names the wooden desk drawer where no
             if not said:  # other is a drawer; "the fridge" the refrigerator
                 continue

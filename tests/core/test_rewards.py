@@ -360,3 +360,14 @@ def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
     )  # fmt: skip
     assert judge_answer("the trashcan", bag)[0]
     assert not judge_answer("the trash bag", bag)[0]
+    # "the garbage" is the trash can unless the story's garbage is another thing's (red team)
+    can = ToMItem(
+        id="v", story="Ann dropped the note in the trash can.", question="Where is the note?",
+        answer="the trash can", candidates=("the trash can", "box"),
+    )  # fmt: skip
+    assert judge_answer("the garbage", can)[0]
+    collected = can.model_copy(
+        update={"story": f"{can.story} Later it was in the hands of the garbage collector."}
+    )
+    assert not judge_answer("the garbage collector", collected)[0]
+    assert judge_answer("the garbage can", collected)[0]
