@@ -1930,12 +1930,14 @@ def judge_text(
     return Judgement(True, "correct", "the gold phrase, and nothing else")
 
 
-def leading_yes_no(text: str) -> str | None:
+def leading_yes_no(text: str, lead_in: bool = True) -> str | None:
     """``"yes"`` or ``"no"`` when the text starts with that word (or "yeah", "yep", "nope",
     "true", "false"...), after an announcement such as "Answer:" or "The answer is", or is one
     of WHOLE_YES_NO_ANSWERS ("Not really."); else None: also for a "no" that declines to
     answer ("No idea", :func:`_declines`) and a bare yes or no asked back ("Yes?")."""
     tokens = words(text)
+    while tokens[:1] and tokens[0] in LEAD_WORDS and len(tokens) > 1:  # "So the answer is no"
+        tokens = tokens[1:]
     for _ in range(2):  # "Final answer: \boxed{yes}": an announcement, then a box
         for preamble in ANSWER_PREAMBLES:
             if tuple(tokens[: len(preamble)]) == preamble and len(tokens) > len(preamble):
@@ -1955,8 +1957,88 @@ def leading_yes_no(text: str) -> str | None:
         return "no"
     whole = WHOLE_YES_NO_ANSWERS.get(tuple(tokens))
     if whole is None and tokens[0] in _HEDGE_STARTS:
-        return _hedged_yes_no(_visible(unicodedata.normalize("NFKC", text)))
-    return whole
+        whole = _hedged_yes_no(_visible(unicodedata.normalize("NFKC", text)))
+    return whole if whole is not None else _first_clause_says(text, lead_in)
+
+
+LEAD_WORDS = frozenset({"so", "therefore", "thus", "hence", "overall", "ultimately", "well"})
+"""Words that lead to an answer without saying one ("So the answer is no", "Therefore, yes")."""
+LEAD_IN_WORDS = LEAD_WORDS | frozenset(
+    {"in", "short", "summary", "conclusion", "sum", "based", "on", "story", "from", "according",
+     "to", "given", "considering", "perspective", "view", "point", "of", "s", "all", "that",
+     "this", "above", "information", "text", "narrative", "clearly", "obviously", "okay", "ok",
+     "then", "after", "reading", "analysis", "brief"}
+)  # fmt: skip
+"""Words a clause before the answer may be made of ("In short, yes.", "Based on the story, no.",
+"From Anthony's perspective, no.", with at most one other word, a person's name): it leads
+to the answer after it, and says none itself (no negation, no yes or no)."""
+
+
+def _first_clause_says(text: str, lead_in: bool = True) -> str | None:
+    """The answer a text that does not open with yes or no gives in its first clause: a whole
+    answer ("Not at all - she left", "Definitely not - she left"; not a hedge such as
+    "Probably, but..."), she/he/they/it and an auxiliary ("She doesn't.", "He does, because he
+    saw it", :func:`_restated_by_subject`), or the answer after a leading clause of
+    LEAD_IN_WORDS and at most one other word ("Based on the story, no.", "From Anthony's
+    perspective, no."; one such clause, ``lead_in``: the reading stays linear)."""
+    folded = text if text.isascii() else _visible(unicodedata.normalize("NFKC", text))
+    first = next((piece for piece in _YES_NO_CLAUSES.split(folded) if words(piece)), "")
+    if not first:
+        return None
+    said = words(first)  # everything before the first clause holds no word: it is found there
+    rest = folded[folded.find(first) + len(first) :]
+    whole = WHOLE_YES_NO_ANSWERS.get(tuple(said))
+    if whole is not None and tuple(said) not in _HEDGED_WHOLE_ANSWERS:
+        return whole
+    if said[0] in _THIRD_PERSONS:
+        restated = _restated_by_subject(said)
+        if restated is not None:
+            return restated
+    others = [word for word in said if word not in LEAD_IN_WORDS]
+    if lead_in and words(rest) and len(others) <= 1 and not any(map(_says_yes_or_no, said)):
+        return leading_yes_no(rest, lead_in=False)
+    return None
+
+
+_HEDGED_WHOLE_ANSWERS = frozenset(
+    {("probably",), ("i", "guess", "so"), ("i", "suppose", "so"), ("i", "think", "so")}
+)
+"""Whole answers that hedge: the answer only when nothing follows ("Probably, but I'm not
+sure" is no yes)."""
+_THIRD_PERSONS = frozenset({"she", "he", "they", "it"})
+
+
+def _says_yes_or_no(word: str) -> bool:
+    return word in YES_WORDS or word in NO_WORDS or word in ("true", "false", "not", "never")
+
+
+def last_clause_says(text: str) -> str | None:
+    """The answer a text gives in its last clause when it gives none first: a bare yes or no
+    after the reasons, with "so", "therefore" or an announcement ("Kaitlyn left before it
+    happened, so no.", "She was there. Yes.", "She saw it.\nAnswer: yes")."""
+    folded = _visible(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    clauses = [c for c in _YES_NO_LAST_CLAUSES.split(folded) if words(c)]
+    if len(clauses) < 2 or folded.rstrip().endswith("?"):
+        return None  # "Hmm... no?" asks back
+    said = words(clauses[-1])
+    while said[:1] and said[0] in LEAD_WORDS and len(said) > 1:
+        said = said[1:]
+    for preamble in ANSWER_PREAMBLES:
+        if tuple(said[: len(preamble)]) == preamble and len(said) > len(preamble):
+            said = said[len(preamble) :]
+            break
+    if len(said) != 1:
+        return None
+    if said[0] in YES_WORDS or said[0] == "true":
+        return "yes"
+    if said[0] in NO_WORDS or said[0] == "false":
+        return "no"
+    return None
+
+
+_YES_NO_LAST_CLAUSES = re.compile(r"[,;.!?()\[\]\n\u2014\u2013]|\s-+\s")
+"""Where the last clause of a yes/no answer starts ("..., so no.", "... No."): not a colon,
+which an announcement keeps ("Answer: no")."""
 
 
 _DECLINING_AFTER_NO = frozenset({"idea", "clue", "clues", "telling", "comment"})
@@ -1978,13 +2060,14 @@ WHOLE_YES_NO_ANSWERS = {
         [("not", "really"), ("probably", "not"), ("i", "think", "not"), ("certainly", "not"),
          ("definitely", "not"), ("of", "course", "not"), ("absolutely", "not"),
          ("not", "at", "all"), ("i", "do", "not", "think", "so"), ("i", "believe", "not"),
-         ("i", "guess", "not"), ("i", "suppose", "not"), ("i", "do", "not", "believe", "so")],
+         ("i", "guess", "not"), ("i", "suppose", "not"), ("i", "do", "not", "believe", "so"),
+         ("negative",)],
         "no",
     ),
     **dict.fromkeys(
         [("i", "think", "so"), ("of", "course"), ("certainly",), ("definitely",),
          ("absolutely",), ("probably",), ("i", "believe", "so"), ("i", "guess", "so"),
-         ("i", "suppose", "so")],
+         ("i", "suppose", "so"), ("indeed",), ("affirmative",)],
         "yes",
     ),
 }  # fmt: skip
@@ -1993,7 +2076,7 @@ WHOLE_YES_NO_ANSWERS = {
 
 
 _HEDGED_YES_NO = re.compile(
-    r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|likely"
+    r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|(?:most\s+)?likely"
     r"|definitely|certainly|absolutely|surely)"
     rf"[\s,:]+({'|'.join(sorted(YES_WORDS | NO_WORDS))})\b(?=\s*(?:$|[^\w\s']))",
     re.IGNORECASE,
@@ -2002,7 +2085,7 @@ _HEDGED_YES_NO = re.compile(
 before a punctuation mark or the end ("I think no one saw it" says neither)."""
 _HEDGE_STARTS = frozenset(
     {"i", "probably", "perhaps", "maybe", "likely", "definitely", "certainly", "absolutely",
-     "surely"}
+     "surely", "most"}
 )  # fmt: skip
 
 
@@ -2015,6 +2098,13 @@ def _hedged_yes_no(text: str) -> str | None:
 
 
 ANSWER_PREAMBLES = (
+    ("my", "final", "answer", "would", "be"),
+    ("my", "answer", "would", "be"),
+    ("answer", "would", "be"),
+    ("correct", "answer", "is"),
+    ("right", "answer", "is"),
+    ("i", "would", "say"),
+    ("i", "d", "say"),
     ("my", "final", "answer", "is"),
     ("final", "answer", "is"),
     ("my", "answer", "is"),
@@ -2029,7 +2119,8 @@ ANSWER_PREAMBLES = (
     ("boxed",),
 )
 """Words that announce an answer ("Answer: yes", "The answer is no", "My answer: yes",
-"\boxed{yes}", "$\boxed{\text{no}}$"; articles are dropped)."""
+"\boxed{yes}", "$\boxed{\text{no}}$", "The correct answer is yes", "My answer would be no",
+"I'd say no"; articles are dropped)."""
 
 
 def judge_yes_no(answer: str, gold: str) -> Judgement:
@@ -2038,19 +2129,47 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     if gold_value is None:
         raise ValueError(f"gold answer {gold!r} of a yes/no item does not start with yes or no")
     said = leading_yes_no(answer)
+    last = said is None
+    if last:
+        said = last_clause_says(answer)
     if said is None:
-        return Judgement(False, "unparsable", "the answer does not start with yes or no")
+        return Judgement(False, "unparsable", "the answer does not start or end with yes or no")
     if said != gold_value:
-        return Judgement(False, "wrong", f"starts with {said!r}")
+        return Judgement(False, "wrong", f"{'ends' if last else 'starts'} with {said!r}")
     other = "no" if said == "yes" else "yes"
     folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
     if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
         folded = _visible(folded)
-    if _STANDALONE[other].search(folded) or any(
-        _clause_says(clause) in (other, "either") for clause in _YES_NO_CLAUSES.split(folded)[1:]
+    if _STANDALONE[other].search(folded):
+        return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
+    clauses = _YES_NO_CLAUSES.split(folded)
+    # the clauses beside the one that answers: before the last, or after the first
+    later = [clause for clause in clauses if words(clause)][:-1] if last else clauses[1:]
+    if any(
+        _clause_says(clause) in (other, "either")
+        and not (_about_the_object(clause) and _about_a_person(clauses))
+        for clause in later
     ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
-    return Judgement(True, "correct", f"starts with {said!r}")
+    return Judgement(True, "correct", f"{'ends' if last else 'starts'} with {said!r}")
+
+
+def _about_a_person(clauses: Sequence[str]) -> bool:
+    """Whether a clause of the answer opens with she, he or they ("Yes, he does")."""
+    return any(_SUBJECT_OPENING.match(clause) for clause in clauses)
+
+
+_SUBJECT_OPENING = re.compile(r"\W*(?:she|he|they)\b", re.IGNORECASE)
+
+
+def _about_the_object(clause: str) -> bool:
+    """Whether a later clause says something of "it" ("but it isn't", "even though it isn't"):
+    after an answer about a person ("Yes, he does"), that is the object's true state, not a
+    second answer to whether the person thinks so."""
+    tokens = words(clause)
+    while tokens and (tokens[0] in _CONNECTIVES or tokens[0] in {"even", "though"}):
+        tokens = tokens[1:]
+    return tokens[:1] == ["it"]
 
 
 _YES_NO_CLAUSES = re.compile(

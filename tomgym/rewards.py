@@ -198,6 +198,9 @@ _REFUTED_AT_START = re.compile(
     re.IGNORECASE,
 )
 """An answer labelled wrong at its start ("Wrong answer: box", "False: box", "Not: box")."""
+_REFUTED_AT_START_YES_NO = re.compile(r"^\W*(?:wrong(?: answer)?|incorrect)\s*[:\-–—]", re.I)
+"""The same for a yes/no answer, where "False - she left" and "Definitely not - she left" say
+no, not that the answer is wrong."""
 
 CROSS_MARKS = "\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab"
 """❌ ❎ ✕ ✖ ✗ ✘ 🚫: a mark that says "not this one"."""
@@ -254,8 +257,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
         answer = _STRUCK_THROUGH.sub(" ", answer)
     if "<" in answer:
         answer = without_struck_tags(answer)
-    retracted = _RETRACTED_AT_END_YES_NO if item.answer_type == "yes_no" else _RETRACTED_AT_END
-    if retracted.search(answer) or _REFUTED_AT_START.search(answer):
+    yes_no = item.answer_type == "yes_no"
+    retracted = _RETRACTED_AT_END_YES_NO if yes_no else _RETRACTED_AT_END
+    refuted = _REFUTED_AT_START_YES_NO if yes_no else _REFUTED_AT_START
+    if retracted.search(answer) or refuted.search(answer):
         return False, "wrong", "the answer takes itself back, or is labelled wrong"
     if item.answer_type == "names":
         assert isinstance(item.answer, list)

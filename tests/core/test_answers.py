@@ -647,7 +647,50 @@ def test_a_whole_answer_saying_yes_or_no_without_the_word_counts(said: str, gold
     """Red team: 'Not really.' and 'Probably not.' were unparsable on yes/no items."""
     assert judge_yes_no(said, gold).correct
     assert judge_yes_no(said, "yes" if gold == "no" else "no").verdict == "wrong"
-    assert judge_yes_no(f"{said} the box", gold).verdict == "unparsable"  # whole answers only
+    # whole answers only: "Probably not the box" says no "no"; a first clause of its own does
+    bare = said.rstrip(".!")
+    assert judge_yes_no(f"{bare} the box", gold).verdict == "unparsable"
+    if (bare.casefold(), gold) != ("i think so", "yes"):  # a hedge, not an answer, before more
+        assert judge_yes_no(f"{bare} - she saw it", gold).correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold"),
+    [("So, the answer is no.", "no"), ("The correct answer is yes.", "yes"),
+     ("Therefore, no.", "no"), ("In short, yes.", "yes"), ("Based on the story, no.", "no"),
+     ("From Anthony's perspective, no.", "no"), ("My answer would be no.", "no"),
+     ("I'd say yes.", "yes"), ("Most likely yes.", "yes"), ("She doesn't.", "no"),
+     ("He does, because he saw it.", "yes"), ("It isn't.", "no"),
+     ("Kaitlyn left before it happened, so no.", "no"), ("She was there all along. Yes.", "yes"),
+     ("She saw the move.\nAnswer: yes", "yes"), ("Does Kaitlyn know about it? No.", "no"),
+     ("Definitely not - she left before it happened.", "no"), ("False - she left.", "no"),
+     ("Not at all - she left.", "no"), ("Yes, he does, but it isn't.", "yes"),
+     ("Yes, he does, even though it isn't.", "yes"), ("Affirmative.", "yes"),
+     ("Negative.", "no"), ("Indeed.", "yes")],
+)  # fmt: skip
+def test_a_yes_or_no_after_a_lead_in_or_a_reason_or_said_by_its_subject_counts(
+    answer: str, gold: str
+) -> None:
+    """A yes/no audit (81 phrasings over 400 ExploreToM and OpenToM items): these were
+    unparsable (or, for "False - ...", read as labelled wrong); each is credited for its gold
+    and wrong for the other."""
+    from tomgym.items import ToMItem
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="y", story="S.", question="Q?", answer=gold, answer_type="yes_no")
+    assert judge_answer(answer, item)[0], answer
+    other = item.model_copy(update={"answer": "no" if gold == "yes" else "yes"})
+    assert judge_answer(answer, other)[1] == "wrong", answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Hmm... no?", "No idea.", "I'm not sure, maybe yes maybe no", "Yes or no?", "Not, yes",
+     "She left. Yes. No.", "Probably, but I'm not sure", "She doesn't, so yes"],
+)
+def test_a_yes_no_answer_that_asks_hedges_or_says_both_stays_refused(answer: str) -> None:
+    for gold in ("yes", "no"):
+        assert not judge_yes_no(answer, gold).correct, (answer, gold)
 
 
 @pytest.mark.parametrize(

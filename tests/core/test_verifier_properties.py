@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from tomgym.answers import (
     ANNOTATION_WORDS,
     HEDGE_WORDS,
+    LEAD_IN_WORDS,
+    LEAD_WORDS,
     LOCATION_NOTES,
     NOT_EXCLUDING,
     REASON_LABELS,
@@ -426,34 +428,8 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
         return oracle_names(block, item.answer) == {tuple(oracle_words(n)) for n in item.answer}
     assert isinstance(item.answer, str)
     if item.answer_type == "yes_no":
-        said = oracle_words(block)
-        for _ in range(2):  # "Final answer: \boxed{yes}"
-            for announced in (["my", "final", "answer", "is"], ["final", "answer", "is"],
-                              ["my", "answer", "is"], ["short", "answer", "is"],
-                              ["answer", "is"], ["my", "final", "answer"], ["final", "answer"],
-                              ["my", "answer"], ["short", "answer"], ["answer"],
-                              ["boxed", "text"], ["boxed"]):  # fmt: skip
-                if said[: len(announced)] == announced and len(said) > len(announced):
-                    said = said[len(announced) :]
-                    break
-            else:
-                break
-        synonyms = {"yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no"}
         gold_word = oracle_words(item.answer)[0]
-        if said and synonyms.get(said[0], said[0]) in ("yes", "no"):
-            return synonyms.get(said[0], said[0]) == gold_word
-        if WHOLE_ANSWERS.get(" ".join(said)) is not None:
-            return WHOLE_ANSWERS.get(" ".join(said)) == gold_word  # "Not really." is a no
-        visible = unicodedata.normalize("NFKC", block)
-        visible = "".join(c for c in visible if unicodedata.category(c) != "Cf")
-        hedged = re.match(  # "I think yes." as an answer; "I think no one saw it" is neither
-            r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|"
-            r"likely|definitely|certainly|absolutely|surely)"
-            r"[\s,:]+(yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:$|[^\w\s']))",
-            visible,
-            re.IGNORECASE,
-        )
-        return bool(hedged) and synonyms.get(hedged[1].lower(), hedged[1].lower()) == gold_word
+        return gold_word in (oracle_yes_no(block), oracle_last_yes_no(block))
     block = denials_as_words(block)
     heads = oracle_heads(item.candidates)
     golds = [item.answer, *item.aliases, *heads.get(item.answer, [])]
@@ -469,6 +445,107 @@ def oracle_allows(response: str, item: ToMItem) -> bool:
             and not listed_alternative(block, golds, item.candidates)
         )
     return names_gold_only(block, golds, others)
+
+
+ANNOUNCEMENTS = (
+    ["my", "final", "answer", "would", "be"], ["my", "answer", "would", "be"],
+    ["answer", "would", "be"], ["correct", "answer", "is"], ["right", "answer", "is"],
+    ["i", "would", "say"], ["i", "d", "say"], ["my", "final", "answer", "is"],
+    ["final", "answer", "is"], ["my", "answer", "is"], ["short", "answer", "is"],
+    ["answer", "is"], ["my", "final", "answer"], ["final", "answer"], ["my", "answer"],
+    ["short", "answer"], ["answer"], ["boxed", "text"], ["boxed"],
+)  # fmt: skip
+YES_NO_SYNONYMS = {"yeah": "yes", "yep": "yes", "yup": "yes", "nope": "no", "nah": "no",
+                   "true": "yes", "false": "no"}  # fmt: skip
+
+
+def announced(said: list[str]) -> list[str]:
+    """The words after lead words ("so", "therefore": the judge's LEAD_WORDS) and up to two
+    announcements ("Final answer: \\boxed{yes}")."""
+    while said[:1] and said[0] in LEAD_WORDS and len(said) > 1:
+        said = said[1:]
+    for _ in range(2):
+        for announcement in ANNOUNCEMENTS:
+            if said[: len(announcement)] == announcement and len(said) > len(announcement):
+                said = said[len(announcement) :]
+                break
+        else:
+            break
+    return said
+
+
+def oracle_yes_no(block: str, lead_in: bool = True) -> str | None:
+    """The yes or no a block opens with: the word (after lead words and announcements), a
+    whole answer ("Not really."), a hedge before the word ("I think yes."), a first clause
+    that is a whole answer other than a hedge ("Definitely not - she left"), she/he/they/it
+    with an auxiliary ("She doesn't."), or the answer after a first clause of lead-in words
+    (the judge's LEAD_IN_WORDS) and at most one other word ("Based on the story, no."; one
+    such clause, as the judge reads)."""
+    said = announced(oracle_words(block))
+    if not said or (len(said) == 1 and block.rstrip().endswith("?")):
+        return None
+    if said[0] in {"yes", "no"} or said[0] in YES_NO_SYNONYMS:
+        declined = said[0] in {"no", "nope", "nah"} and said[1:2] in (
+            ["idea"], ["clue"], ["clues"], ["telling"], ["comment"]
+        ) or said[1:3] in (["way", "to"], ["way", "of"])
+        return None if declined else YES_NO_SYNONYMS.get(said[0], said[0])
+    if WHOLE_ANSWERS.get(" ".join(said)) is not None:
+        return WHOLE_ANSWERS[" ".join(said)]  # "Not really." is a no
+    visible = unicodedata.normalize("NFKC", block)
+    visible = "".join(c for c in visible if unicodedata.category(c) != "Cf")
+    hedged = re.match(  # "I think yes." as an answer; "I think no one saw it" is neither
+        r"\W*(?:i\s+(?:think|believe|guess|suppose|would\s+say)|probably|perhaps|maybe|"
+        r"(?:most\s+)?likely|definitely|certainly|absolutely|surely)"
+        r"[\s,:]+(yes|yeah|yep|yup|no|nope|nah)\b(?=\s*(?:$|[^\w\s']))",
+        visible,
+        re.IGNORECASE,
+    )
+    if hedged:
+        return YES_NO_SYNONYMS.get(hedged[1].lower(), hedged[1].lower())
+    marks = r"[,;.!?:()\[\]/\\\n\u2014\u2013\u2026\u3001\uff0c\ufe50\u201a]|\s-+\s"
+    clauses = re.split(rf"({marks}|(?=\b(?:or|but|though|although|unless)\b))", visible, flags=re.I)
+    texts = [c for c in clauses[::2] if c is not None]
+    while texts and not oracle_words(texts[0]):
+        texts = texts[1:]
+    if not texts:
+        return None
+    first = oracle_words(texts[0])
+    if " ".join(first) in WHOLE_ANSWERS and " ".join(first) not in {
+        "probably", "i guess so", "i suppose so", "i think so"
+    }:
+        return WHOLE_ANSWERS[" ".join(first)]
+    auxiliaries = {"does", "do", "did", "is", "was", "are", "were", "will", "would", "could",
+                   "might", "may", "can", "should", "has", "have", "had"}  # fmt: skip
+    core = first[:-1] if first[-1:] == ["not"] else first
+    if (len(core) >= 2 and core[0] in {"she", "he", "they", "it"}
+            and set(core[1:]) <= auxiliaries | {"maybe", "perhaps", "possibly", "probably",
+                                                "likely"}
+            and core[-1] in auxiliaries):  # fmt: skip
+        return "no" if first[-1] == "not" else "yes"
+    other = [w for w in first if w not in LEAD_IN_WORDS]
+    saying = {"yes", "no", "true", "false", "not", "never"} | set(YES_NO_SYNONYMS)
+    if lead_in and len(other) <= 1 and not set(first) & saying:
+        rest = visible[visible.index(texts[0]) + len(texts[0]) :]
+        return oracle_yes_no(rest, lead_in=False) if oracle_words(rest) else None
+    return None
+
+
+def oracle_last_yes_no(block: str) -> str | None:
+    """The yes or no a block ends with, as its own last clause, after the reasons: a bare word
+    after lead words or an announcement ("..., so no.", "... No.", "...\nAnswer: yes"); not a
+    block that ends asking ("... no?")."""
+    visible = unicodedata.normalize("NFKC", block)
+    visible = "".join(c for c in visible if unicodedata.category(c) != "Cf")
+    if visible.rstrip().endswith("?"):
+        return None
+    parts = [oracle_words(p) for p in re.split(r"[,;.!?()\[\]\n\u2014\u2013]|\s-+\s", visible)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return None
+    said = announced(parts[-1])
+    if len(said) != 1 or not (said[0] in {"yes", "no"} or said[0] in YES_NO_SYNONYMS):
+        return None
+    return YES_NO_SYNONYMS.get(said[0], said[0])
 
 
 CROSSES = set(CROSS_MARKS)  # which characters are marks is the judge's list; how they read
@@ -637,9 +714,10 @@ WHOLE_ANSWERS = {
     **dict.fromkeys(["not really", "probably not", "i think not", "certainly not",
                      "definitely not", "of course not", "absolutely not", "not at all",
                      "i do not think so", "i don t think so", "i believe not", "i guess not",
-                     "i suppose not", "i do not believe so"], "no"),
+                     "i suppose not", "i do not believe so", "negative"], "no"),
     **dict.fromkeys(["i think so", "of course", "certainly", "definitely", "absolutely",
-                     "probably", "i believe so", "i guess so", "i suppose so"], "yes"),
+                     "probably", "i believe so", "i guess so", "i suppose so", "indeed",
+                     "affirmative"], "yes"),
 }  # fmt: skip
 
 
