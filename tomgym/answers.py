@@ -1947,8 +1947,8 @@ def leading_yes_no(text: str, lead_in: bool = True) -> str | None:
             break
     if not tokens:
         return None
-    if len(tokens) == 1 and text.rstrip().endswith("?"):
-        return None  # "Yes?" asks, it does not answer
+    if len(tokens) == 1 and "?" in text:
+        return None  # "Yes?", "**Yes?**", "So... no? 🤔" ask, they do not answer
     if tokens[0] in YES_WORDS or tokens[0] == "true":
         return "yes"
     if tokens[0] in NO_WORDS:
@@ -1987,25 +1987,71 @@ def _first_clause_says(text: str, lead_in: bool = True) -> str | None:
         return None
     said = words(first)  # everything before the first clause holds no word: it is found there
     rest = folded[folded.find(first) + len(first) :]
+    if "?" in folded or _UNCOMMITTED.search(folded) or _HEDGED_BEFORE.search(folded):
+        return None  # "She does - or does she?" asks; "Possibly, no." hedges
+    # a whole answer that says "not" ("Definitely not - she left"); a yes word before more
+    # text may be a marker ("Of course, Ann was not there", "Definitely, she was gone")
     whole = WHOLE_YES_NO_ANSWERS.get(tuple(said))
-    if whole is not None and tuple(said) not in _HEDGED_WHOLE_ANSWERS:
+    if whole is not None and "not" in said:
         return whole
-    if said[0] in _THIRD_PERSONS:
+    if said[0] in _THIRD_PERSONS and _MODALS.isdisjoint(said):
         restated = _restated_by_subject(said)
         if restated is not None:
             return restated
     others = [word for word in said if word not in LEAD_IN_WORDS]
-    if lead_in and words(rest) and len(others) <= 1 and not any(map(_says_yes_or_no, said)):
+    if (
+        lead_in
+        and words(rest)
+        and (not others or (len(others) == 1 and _capitalised_inside(first, others[0])))
+        and not any(map(_says_yes_or_no, said))
+    ):
         return leading_yes_no(rest, lead_in=False)
     return None
 
 
-_HEDGED_WHOLE_ANSWERS = frozenset(
-    {("probably",), ("i", "guess", "so"), ("i", "suppose", "so"), ("i", "think", "so")}
+def _capitalised_inside(clause: str, word: str) -> bool:
+    """Whether ``word`` is written capitalised in ``clause`` after its first word: a name
+    ("From Anthony's perspective"; not "Unlikely" or "Hypothetically" opening it)."""
+    return any(
+        match.start() > 0 and match.group(0)[0].isupper()
+        for match in re.finditer(rf"\b{re.escape(word)}\b", clause.lstrip(" *_`'\"(["), re.I)
+    )
+
+
+_UNCOMMITTED = re.compile(
+    r"\b(?:not\s+sure|unsure|unclear|unknown|uncertain|hard\s+to\s+(?:say|tell)"
+    r"|impossible\s+to|can\s*not\s+(?:say|tell|know|be\s+(?:sure|determined|certain))"
+    r"|can['\u2019]?t\s+(?:say|tell|know|be\s+(?:sure|determined|certain))"
+    r"|(?:do|does)\s+not\s+know|(?:don|doesn)['\u2019]?t\s+know|no\s+idea|no\s+one\s+(?:can|could|knows)"
+    r"|either\s+way|could\s+go\s+either|could\s+be\s+either|refuse|unlikely|doubtful"
+    r"|hypothetically|theoretically|depends|if|unless|whether|assuming|supposing|provided"
+    r"|had\s+(?:she|he|they|it)|were\s+(?:she|he|they|it)|may\s+or\s+may|might\s+or\s+might"
+    r"|determine[ds]?|could\s+be\s+wrong|disagree|the\s+other"
+    r"|(?:doesn['\u2019]?t|does\s+not)\s+say(?=\s*(?:[.!,;:)]|$)))\b",
+    re.IGNORECASE,
 )
-"""Whole answers that hedge: the answer only when nothing follows ("Probably, but I'm not
-sure" is no yes)."""
-_THIRD_PERSONS = frozenset({"she", "he", "they", "it"})
+_HEDGED_BEFORE = re.compile(
+    r"\b(?:either|possibly|perhaps|maybe|probably|arguably|questionable|otherwise|might|guess)\b",
+    re.IGNORECASE,
+)
+"""Hedges that leave an answer read after a lead-in or at the end uncommitted ("Possibly, no.",
+"Either, yes."); a leading hedged answer ("Probably not.") is read on its own terms."""
+"""What leaves a yes/no answer uncommitted where the answer is read from a first clause, after
+a lead-in or at the end (not from a leading yes or no): a doubt ("Hard to say. Yes."), a
+refusal, or a condition ("If she saw it, yes.", "Had she stayed, yes") (reward red team)."""
+_MODALS = frozenset({"may", "might", "could", "would", "should", "can"})
+"""Auxiliaries that hedge: "She might." commits to nothing."""
+
+
+_WHOLE_ONLY = frozenset(
+    {("probably",), ("i", "guess", "so"), ("i", "suppose", "so"), ("i", "think", "so"),
+     ("negative",), ("affirmative",), ("indeed",)}
+)  # fmt: skip
+"""Whole answers that are the answer only when nothing follows: hedges ("Probably, but I'm not
+sure" is no yes) and words also used as markers ("Indeed, she has no way of knowing")."""
+_THIRD_PERSONS = frozenset({"she", "he", "they"})
+"""Subjects of a first clause read as the answer ("She doesn't."); not "it", which may state the
+object's place rather than the belief asked about ("It is. But Ann doesn't know that.")."""
 
 
 def _says_yes_or_no(word: str) -> bool:
@@ -2018,8 +2064,10 @@ def last_clause_says(text: str) -> str | None:
     happened, so no.", "She was there. Yes.", "She saw it.\nAnswer: yes")."""
     folded = _visible(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
     clauses = [c for c in _YES_NO_LAST_CLAUSES.split(folded) if words(c)]
-    if len(clauses) < 2 or folded.rstrip().endswith("?"):
-        return None  # "Hmm... no?" asks back
+    if len(clauses) < 2 or "?" in folded[folded.rfind(clauses[-1]) :]:
+        return None  # "Hmm... no?", "So... **no?**" ask back ("Does she know? No." answers)
+    if _UNCOMMITTED.search(folded) or _HEDGED_BEFORE.search(folded):
+        return None  # "I don't know. Yes.", "If she saw it, yes.", "Possibly, no."
     said = words(clauses[-1])
     while said[:1] and said[0] in LEAD_WORDS and len(said) > 1:
         said = said[1:]
@@ -2050,9 +2098,15 @@ def _declines(tokens: Sequence[str]) -> bool:
     if len(tokens) < 2:
         return False
     follows = tokens[1]
-    return follows in _DECLINING_AFTER_NO or (
-        follows == "way" and len(tokens) > 2 and tokens[2] in ("to", "of")
+    return (
+        follows in _DECLINING_AFTER_NO
+        or (follows == "way" and len(tokens) > 2 and tokens[2] in ("to", "of"))
+        or (follows == "one" and len(tokens) > 2 and tokens[2] in _NO_ONE_DECLINES)
     )
+
+
+_NO_ONE_DECLINES = frozenset({"can", "could", "knows", "know", "really"})
+"""After "no one": "No one can tell", "No one knows" decline; "No one told her" answers no."""
 
 
 WHOLE_YES_NO_ANSWERS = {
@@ -2140,8 +2194,14 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
     if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
         folded = _visible(folded)
-    if _STANDALONE[other].search(folded):
+    if _STANDALONE[other].search(folded) or (
+        _TRUE_OR_FALSE.match(folded) and _STANDALONE_TRUTH[other].search(folded)
+    ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
+    if not _PLAIN_YES_NO.match(folded) and _UNCOMMITTED.search(folded):
+        return Judgement(False, "several_candidates", "the answer hedges or declines")
+    if _CONDITION.search(folded):
+        return Judgement(False, "several_candidates", "answers on a condition")
     clauses = _YES_NO_CLAUSES.split(folded)
     # the clauses beside the one that answers: before the last, or after the first
     later = [clause for clause in clauses if words(clause)][:-1] if last else clauses[1:]
@@ -2152,6 +2212,27 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"{'ends' if last else 'starts'} with {said!r}")
+
+
+_PLAIN_YES_NO = re.compile(
+    rf"\W*(?:{'|'.join(sorted(YES_WORDS | NO_WORDS))})\b(?!\s+(?:idea|clue|way|one)\b)", re.I
+)
+"""An answer that opens with the bare word: read on its own terms, as before the other
+readings came; any other that doubts or declines (_UNCOMMITTED: "The correct answer is yes,
+but I disagree", "False - can't be determined") is no committed answer."""
+_TRUE_OR_FALSE = re.compile(r"\W*(?:true|false)\b", re.IGNORECASE)
+_STANDALONE_TRUTH = {
+    "yes": re.compile(r"\btrue\b", re.IGNORECASE),
+    "no": re.compile(r"\bfalse\b", re.IGNORECASE),
+}
+"""A "true" after a leading "false" (or the reverse) says both ("False - or true")."""
+_CONDITION = re.compile(
+    r"(?<!\beven )(?<!\bas )\b(?:if|unless|depends|depending|assuming|supposing|provided)\b",
+    re.IGNORECASE,
+)
+"""A condition on a yes/no answer ("Yes if she saw it, no otherwise", "Yes, unless she left",
+"It depends; yes"): it answers a hypothetical, not the question; "even if" and "as if" do not
+(reward red team)."""
 
 
 def _about_a_person(clauses: Sequence[str]) -> bool:
@@ -2169,7 +2250,12 @@ def _about_the_object(clause: str) -> bool:
     tokens = words(clause)
     while tokens and (tokens[0] in _CONNECTIVES or tokens[0] in {"even", "though"}):
         tokens = tokens[1:]
-    return tokens[:1] == ["it"]
+    return tokens in (["it", verb] for verb in _BE) or tokens in (
+        ["it", verb, "not"] for verb in _BE
+    )
+
+
+_BE = ("is", "was", "are", "were")
 
 
 _YES_NO_CLAUSES = re.compile(
@@ -2204,8 +2290,8 @@ def _clause_says(clause: str) -> str | None:
     if not leads and last == "not":
         return "no"  # "Yes, not.", "Yes/not"
     restated = _restated_by_subject(tokens)
-    if restated is not None:
-        return restated
+    if restated is not None:  # "..., or at least she might": a hedge, whichever it says
+        return restated if _MODALS.isdisjoint(tokens) else "either"
     if leads and _HEDGING_LEADS.issuperset(leads):
         if last in ("not", "so"):
             return "no" if last == "not" else "yes"
@@ -2214,10 +2300,14 @@ def _clause_says(clause: str) -> str | None:
     return None
 
 
-_CONNECTIVES = frozenset({"or", "but", "though", "although", "unless", "then", "again"})
+_CONNECTIVES = frozenset(
+    {"or", "but", "though", "although", "unless", "then", "again", "and", "also", "yet"}
+)
 _MAYBE = frozenset({"maybe", "perhaps", "possibly", "probably", "likely"})
 _HEDGING_LEADS = (
-    _CONNECTIVES | _MAYBE | {"i", "think", "guess", "believe", "suppose", "would", "say", "well"}
+    _CONNECTIVES
+    | _MAYBE
+    | {"i", "think", "guess", "believe", "suppose", "would", "say", "well", "at", "least", "most"}
 )
 """Words a later clause of a yes/no answer may open with before a "not" or "so" that says the
 answer again ("but maybe not"): hedges and connectives, not a sentence ("is it not?")."""

@@ -650,8 +650,8 @@ def test_a_whole_answer_saying_yes_or_no_without_the_word_counts(said: str, gold
     # whole answers only: "Probably not the box" says no "no"; a first clause of its own does
     bare = said.rstrip(".!")
     assert judge_yes_no(f"{bare} the box", gold).verdict == "unparsable"
-    if (bare.casefold(), gold) != ("i think so", "yes"):  # a hedge, not an answer, before more
-        assert judge_yes_no(f"{bare} - she saw it", gold).correct
+    if "not" in bare.casefold() and "probably" not in bare.casefold() and ":" not in bare:
+        assert judge_yes_no(f"{bare} - she saw it", gold).correct  # a first clause of its own
 
 
 @pytest.mark.parametrize(
@@ -660,7 +660,7 @@ def test_a_whole_answer_saying_yes_or_no_without_the_word_counts(said: str, gold
      ("Therefore, no.", "no"), ("In short, yes.", "yes"), ("Based on the story, no.", "no"),
      ("From Anthony's perspective, no.", "no"), ("My answer would be no.", "no"),
      ("I'd say yes.", "yes"), ("Most likely yes.", "yes"), ("She doesn't.", "no"),
-     ("He does, because he saw it.", "yes"), ("It isn't.", "no"),
+     ("He does, because he saw it.", "yes"),
      ("Kaitlyn left before it happened, so no.", "no"), ("She was there all along. Yes.", "yes"),
      ("She saw the move.\nAnswer: yes", "yes"), ("Does Kaitlyn know about it? No.", "no"),
      ("Definitely not - she left before it happened.", "no"), ("False - she left.", "no"),
@@ -686,8 +686,22 @@ def test_a_yes_or_no_after_a_lead_in_or_a_reason_or_said_by_its_subject_counts(
 @pytest.mark.parametrize(
     "answer",
     ["Hmm... no?", "No idea.", "I'm not sure, maybe yes maybe no", "Yes or no?", "Not, yes",
-     "She left. Yes. No.", "Probably, but I'm not sure", "She doesn't, so yes"],
-)
+     "She left. Yes. No.", "Probably, but I'm not sure", "She doesn't, so yes",
+     # a reward red team's: conditions, hedges, questions asked back, markers, refusals
+     "It depends on whether she saw the move; if she did, yes.", "If she saw it, yes.",
+     "Had she stayed, yes.", "Yes if she saw it, no otherwise.", "She may or may not know.",
+     "She might.", "She could have, but the story doesn't say.", "I don't know. Yes.",
+     "Hard to say, it could go either way. Yes.", "She does?", "She does - or does she?",
+     "So... no? \U0001f914", "**Yes?**", "Of course, Ann was not there when it happened.",
+     "Indeed, she has no way of knowing.", "Definitely, she was gone by then.",
+     "It is. But Ann doesn't know that.", "It isn't.", "False: the story doesn't say.",
+     "False - can't be determined.", "False - or true, hard to say.", "Unlikely, yes.",
+     "Possibly, no.", "Either, yes.", "Yes, she does. Then again, it might not.",
+     "No, he doesn't. It does.", "She does, and also she does not.",
+     "She does, or at least she might.", "Most likely yes, most likely not.",
+     "The correct answer is yes, but I disagree.", "I cannot determine this. No.",
+     "No one can say."],
+)  # fmt: skip
 def test_a_yes_no_answer_that_asks_hedges_or_says_both_stays_refused(answer: str) -> None:
     for gold in ("yes", "no"):
         assert not judge_yes_no(answer, gold).correct, (answer, gold)
