@@ -1976,11 +1976,12 @@ to the answer after it, and says none itself (no negation, no yes or no)."""
 
 def _first_clause_says(text: str, lead_in: bool = True) -> str | None:
     """The answer a text that does not open with yes or no gives in its first clause: a whole
-    answer ("Not at all - she left", "Definitely not - she left"; not a hedge such as
-    "Probably, but..."), she/he/they/it and an auxiliary ("She doesn't.", "He does, because he
-    saw it", :func:`_restated_by_subject`), or the answer after a leading clause of
-    LEAD_IN_WORDS and at most one other word ("Based on the story, no.", "From Anthony's
-    perspective, no."; one such clause, ``lead_in``: the reading stays linear)."""
+    answer that says "not" ("Not at all - she left", "Definitely not - she left"), she, he or
+    they and an auxiliary that is no modal ("She doesn't.", "He does, because he saw it",
+    :func:`_restated_by_subject`), or the answer after a leading clause of LEAD_IN_WORDS and
+    at most one other word, a name ("Based on the story, no.", "From Anthony's perspective,
+    no."; one such clause, ``lead_in``: the reading stays linear). None where the text asks
+    (a "?"), hedges or doubts (_HEDGED_BEFORE, _UNCOMMITTED)."""
     folded = text if text.isascii() else _visible(unicodedata.normalize("NFKC", text))
     first = next((piece for piece in _YES_NO_CLAUSES.split(folded) if words(piece)), "")
     if not first:

@@ -342,32 +342,24 @@ def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
     from tomgym.rewards import judge_answer
 
     story = "Ann put the milk in the refrigerator. Bob moved it to the box."
-    fridge = ToMItem(
-        id="s", story=story, question="Where is the milk?", answer="the refrigerator",
-        candidates=("box", "the refrigerator"),
-    )  # fmt: skip
+
+    def offered(gold: str, other: str, told: str = story) -> ToMItem:
+        return ToMItem(
+            id="s", story=told, question="Where is it?", answer=gold, candidates=(gold, other)
+        )
+
+    fridge = offered("the refrigerator", "box")
     assert judge_answer("In the fridge.", fridge)[0]
     assert not judge_answer("the fridge or the box", fridge)[0]
-    bins = ToMItem(
-        id="t", story=story, question="Where is the milk?", answer="trash can",
-        candidates=("trash can", "garbage bin"),
-    )  # fmt: skip
+    bins = offered("trash can", "garbage bin")
     assert not judge_answer("the trash", bins)[0]
     assert judge_answer("the trash can", bins)[0]
-    bag = ToMItem(
-        id="u", story=story, question="Where is the milk?", answer="trash can",
-        candidates=("trash can", "trash bag"),
-    )  # fmt: skip
+    bag = offered("trash can", "trash bag")
     assert judge_answer("the trashcan", bag)[0]
     assert not judge_answer("the trash bag", bag)[0]
     # "the garbage" is the trash can unless the story's garbage is another thing's (red team)
-    can = ToMItem(
-        id="v", story="Ann dropped the note in the trash can.", question="Where is the note?",
-        answer="the trash can", candidates=("the trash can", "box"),
-    )  # fmt: skip
-    assert judge_answer("the garbage", can)[0]
-    collected = can.model_copy(
-        update={"story": f"{can.story} Later it was in the hands of the garbage collector."}
-    )
+    dropped = "Ann dropped the note in the trash can."
+    assert judge_answer("the garbage", offered("the trash can", "box", dropped))[0]
+    collected = offered("the trash can", "box", f"{dropped} Then the garbage collector took it.")
     assert not judge_answer("the garbage collector", collected)[0]
     assert judge_answer("the garbage can", collected)[0]

@@ -480,7 +480,8 @@ def oracle_yes_no(block: str, lead_in: bool = True) -> str | None:
     that is a whole answer other than a hedge ("Definitely not - she left"), she/he/they/it
     with an auxiliary ("She doesn't."), or the answer after a first clause of lead-in words
     (the judge's LEAD_IN_WORDS) and at most one other word ("Based on the story, no."; one
-    such clause, as the judge reads)."""
+    such clause, as the judge reads). What may be taken as the answer: the judge refuses some
+    of these besides (a modal, "it", a hedge or a doubt), which no property needs."""
     said = announced(oracle_words(block))
     if not said or (len(said) == 1 and block.rstrip().endswith("?")):
         return None
