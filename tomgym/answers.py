@@ -2025,8 +2025,7 @@ _UNCOMMITTED = re.compile(
     r"|can['\u2019]?t\s+(?:say|tell|know|be\s+(?:sure|determined|certain))"
     r"|(?:do|does)\s+not\s+know|(?:don|doesn)['\u2019]?t\s+know|no\s+idea|no\s+one\s+(?:can|could|knows)"
     r"|either\s+way|could\s+go\s+either|could\s+be\s+either|refuse|unlikely|doubtful"
-    r"|hypothetically|theoretically|depends|if|unless|whether|assuming|supposing|provided"
-    r"|had\s+(?:she|he|they|it)|were\s+(?:she|he|they|it)|may\s+or\s+may|might\s+or\s+might"
+    r"|hypothetically|theoretically|whether|may\s+or\s+may|might\s+or\s+might"
     r"|determine[ds]?|could\s+be\s+wrong|disagree|the\s+other"
     r"|(?:doesn['\u2019]?t|does\s+not)\s+say(?=\s*(?:[.!,;:)]|$)))\b",
     re.IGNORECASE,
@@ -2038,8 +2037,8 @@ _HEDGED_BEFORE = re.compile(
 """Hedges that leave an answer read after a lead-in or at the end uncommitted ("Possibly, no.",
 "Either, yes."); a leading hedged answer ("Probably not.") is read on its own terms."""
 """What leaves a yes/no answer uncommitted where the answer is read from a first clause, after
-a lead-in or at the end (not from a leading yes or no): a doubt ("Hard to say. Yes."), a
-refusal, or a condition ("If she saw it, yes.", "Had she stayed, yes") (reward red team)."""
+a lead-in or at the end (not from a leading yes or no): a doubt ("Hard to say. Yes.") or a
+refusal (reward red team). A condition refuses any yes/no answer: _CONDITION."""
 _MODALS = frozenset({"may", "might", "could", "would", "should", "can"})
 """Auxiliaries that hedge: "She might." commits to nothing."""
 
@@ -2057,6 +2056,13 @@ object's place rather than the belief asked about ("It is. But Ann doesn't know 
 
 def _says_yes_or_no(word: str) -> bool:
     return word in YES_WORDS or word in NO_WORDS or word in ("true", "false", "not", "never")
+
+
+def yes_no_said(text: str) -> tuple[str | None, bool]:
+    """The yes or no an answer gives, as the judge reads it, and whether it came last: its
+    leading one (:func:`leading_yes_no`), else its last clause's (:func:`last_clause_says`)."""
+    said = leading_yes_no(text)
+    return (said, False) if said is not None else (last_clause_says(text), True)
 
 
 def last_clause_says(text: str) -> str | None:
@@ -2183,10 +2189,7 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     gold_value = leading_yes_no(gold)
     if gold_value is None:
         raise ValueError(f"gold answer {gold!r} of a yes/no item does not start with yes or no")
-    said = leading_yes_no(answer)
-    last = said is None
-    if last:
-        said = last_clause_says(answer)
+    said, last = yes_no_said(answer)
     if said is None:
         return Judgement(False, "unparsable", "the answer does not start or end with yes or no")
     if said != gold_value:
@@ -2228,10 +2231,12 @@ _STANDALONE_TRUTH = {
 }
 """A "true" after a leading "false" (or the reverse) says both ("False - or true")."""
 _CONDITION = re.compile(
-    r"(?<!\beven )(?<!\bas )\b(?:if|unless|depends|depending|assuming|supposing|provided)\b",
+    r"(?<!\beven )(?<!\bas )\b(?:if|unless|depends|depending|assuming|supposing|provided"
+    r"|(?:had|were)\s+(?:she|he|they|it))\b",
     re.IGNORECASE,
 )
-"""A condition on a yes/no answer ("Yes if she saw it, no otherwise", "Yes, unless she left",
+"""A condition on a yes/no answer ("Yes if she saw it, no otherwise", "Had she stayed, yes",
+"Yes, unless she left",
 "It depends; yes"): it answers a hypothetical, not the question; "even if" and "as if" do not
 (reward red team)."""
 

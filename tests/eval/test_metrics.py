@@ -68,6 +68,10 @@ def test_label_macro_f1_reads_answers_as_the_judge_does() -> None:
                correct=True),
     ]  # fmt: skip
     assert label_macro_f1(bare) == pytest.approx(label_macro_f1(sentences) or 0.0)
+    # a yes/no answer given last is its prediction, as the judge reads it (review)
+    last = [*sentences[:3], record(index=3, answer="She left early, so no.", gold="yes",
+                                   answer_type="yes_no"), sentences[4]]  # fmt: skip
+    assert label_macro_f1(last) == pytest.approx(label_macro_f1(sentences) or 0.0)
     # negative, positive and no: tp 1 and one fp or fn each (2/3); yes: no tp
     assert label_macro_f1(sentences) == pytest.approx((2 / 3 + 2 / 3 + 0 + 2 / 3) / 4)
     # a wrong answer naming two labels, or a label inside another, predicts what it names

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tomgym.answers import leading_yes_no, negates, parse_response, words
+from tomgym.answers import negates, parse_response, words, yes_no_said
 from tomgym.eval.store import ResultRecord
 
 Z95 = 1.959963984540054
@@ -286,14 +286,15 @@ def label_macro_f1(records: Sequence[ResultRecord]) -> float | None:
 
 def predicted_label(record: ResultRecord, labels: Sequence[str], gold: str) -> str | None:
     """The one label of ``labels`` (normalised golds) that a wrongly judged answer names: a
-    yes/no answer's leading yes or no; a choice answer's label phrase, a label inside another
-    named one not counted ("less full" names "less full", not "full"), nor one it denies ("not
-    negative"). None where it names none, several, or only the ``gold`` (which the judge
-    refused: negated, hedged)."""
+    yes/no answer's yes or no as the judge reads it (:func:`tomgym.answers.yes_no_said`: first,
+    else last); a choice answer's label phrase, a label inside another named one not counted
+    ("less full" names "less full", not "full"), nor one it denies ("not negative"). None
+    where it names none, several, or only the ``gold`` (which the judge refused: negated,
+    hedged)."""
     if record.answer is None:
         return None
     if record.answer_type == "yes_no":
-        said = leading_yes_no(record.answer)
+        said, _ = yes_no_said(record.answer)
         return said if said != gold else None
     text = f" {normalise_label(record.answer) or ''} "
     named = [
@@ -404,6 +405,8 @@ def _core_of(sentence_words: Sequence[str]) -> tuple[str, ...]:
     while end > start and sentence_words[end - 1] in CONNECTIVES:
         end -= 1
     return tuple(sentence_words[start:end])
+
+
 MIN_SENTENCE_WORDS = 3
 PASTED_SENTENCES = 3
 """When a think part holds this many distinct story sentences (of MIN_SENTENCE_WORDS or more
