@@ -104,6 +104,10 @@ from tomgym.plugins import load_plugins  # noqa: E402  (plugins call register_to
 
 load_plugins()
 
+from tomgym.env_files import load_env_files_from_environment  # noqa: E402
+
+load_env_files_from_environment()  # $TOMGYM_ENV_FILES: after plugins, whose IDs come first
+
 __all__ = [
     "REWARD_PRESETS",
     "PROMPT_PRESETS",

@@ -29,7 +29,8 @@ DESCRIPTION = (
     "agents and tabulate leaderboards, export training data and train, audit shortcuts."
 )
 EPILOG = (
-    "Options --data-dir and --debug go before or after the subcommand. Errors print one line; "
+    "Options --data-dir, --env-file and --debug go before or after the subcommand. Errors "
+    "print one line; "
     "--debug (or TOMGYM_DEBUG=1) shows the full traceback instead."
 )
 RESUMABLE = {
@@ -342,6 +343,16 @@ def _add_global_options(parser: argparse.ArgumentParser, default: object) -> Non
         "--data-dir", default=default, help="root of the dataset releases (else $TOMGYM_DATA)"
     )
     parser.add_argument(
+        "--env-file",
+        # given after the subcommand, kept apart: argparse would replace the earlier list
+        dest="env_file" if default is None else "env_file_after",
+        action="append",
+        default=default,
+        metavar="FILE.json",
+        help="register a data file's env from its env file (made by `tomgym register --save`) "
+        "here and in the workers this command starts (repeatable; also $TOMGYM_ENV_FILES)",
+    )
+    parser.add_argument(
         "--debug",
         action="store_true",
         default=default,
@@ -517,6 +528,11 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
             from tomgym.data import set_data_root
 
             set_data_root(args.data_dir)
+        env_files = [*(args.env_file or ()), *getattr(args, "env_file_after", ())]
+        if env_files:  # after the data root: a data path may be under it
+            from tomgym.env_files import use_env_files
+
+            use_env_files(env_files)
         return handler(args)
     except KeyboardInterrupt:
         if debug:

@@ -166,6 +166,7 @@ def cmd_register(args: argparse.Namespace) -> int:
         **mapping,
     )
     print(json.dumps(spec.model_dump(), indent=2, default=str))
+    saved = _save_env_file(args, mapping) if args.save else None
     if args.show:
         env = tomgym.make(spec.id)
         for index in range(min(args.show, spec.size or 0)):
@@ -174,13 +175,44 @@ def cmd_register(args: argparse.Namespace) -> int:
             assert item is not None
             print(f"\n=== item {index}: {item.id} (gold: {item.gold_text}) ===")
             print(prompt)
+    valid = f"\n{spec.id}: {spec.size} valid item{'' if spec.size == 1 else 's'}."
+    if saved is not None:
+        print(
+            f"{valid} Wrote the env file {saved}: pass --env-file {saved} to tomgym eval, "
+            f"leaderboard, export, audit or train (or list it in $TOMGYM_ENV_FILES, or call "
+            f"tomgym.env_files.register_env_file() in Python) to make {spec.id}."
+        )
+        return 0
     print(
-        f"\n{spec.id}: {spec.size} valid item{'' if spec.size == 1 else 's'}. This "
-        "registration lasts only for this process; in Python call "
-        "tomgym.datafile.register_from_file(...) to use it, and register it from a plugin "
-        "(the tomgym.envs entry point, see the README) for tomgym eval, export and training."
+        f"{valid} This registration lasts only for this process: add --save FILE.json to "
+        "write an env file that tomgym eval, export and training take as --env-file, or call "
+        "tomgym.datafile.register_from_file(...) in Python."
     )
     return 0
+
+
+def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any]) -> Path:
+    """The env file of this registration. Its data path is relative where the data lies in
+    the env file's folder or below (the two move together), else absolute (the env file may
+    move alone)."""
+    from tomgym.env_files import EnvFileEntry, write_env_file
+
+    target = Path(args.save).expanduser()
+    data = Path(args.file).expanduser().resolve()
+    folder = target.resolve().parent
+    written = data.relative_to(folder) if data.is_relative_to(folder) else data
+    entry = EnvFileEntry.model_validate(
+        {
+            "id": args.id,
+            "data": Path(written).as_posix(),
+            "columns": {field: column for field, column in mapping.items() if column},
+            "candidates_sep": args.sep,
+            "family": args.family,
+            "usage": args.usage,
+            "held_out": args.held_out,
+        }
+    )
+    return write_env_file(target, entry)
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -222,8 +254,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="validate a JSONL/CSV/parquet file as a ToM env and preview it",
         description=(
             "Validate a data file as a ToM env and print its spec. A registration made on the "
-            "command line lives only in that process, so this is a validation and preview "
-            "command; use tomgym.datafile.register_from_file() in your own code."
+            "command line lives only in that process: --save writes it as an env file, which "
+            "every other command takes as --env-file (and Python as "
+            "tomgym.env_files.register_env_file())."
         ),
     )
     p.add_argument("file")
@@ -239,5 +272,11 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--held-out", action="store_true")
     p.add_argument(
         "--show", type=non_negative_int, default=0, metavar="N", help="print the first N prompts"
+    )
+    p.add_argument(
+        "--save",
+        type=output_path,
+        metavar="FILE.json",
+        help="write the registration as an env file, for --env-file (eval, export, train)",
     )
     p.set_defaults(handler=cmd_register)

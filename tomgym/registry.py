@@ -553,8 +553,10 @@ def unknown_id_message(env_id: str) -> str:
         ""
         if own
         else " An env registered in a script (register_tom_env, register_from_file) is known "
-        "in that process only: for tomgym's commands and other processes to know it, register "
-        "it from a plugin (the `tomgym.envs` entry-point group; see the README)."
+        "in that process only: for tomgym's commands and other processes to know it, pass its "
+        "env file (--env-file FILE.json, written by `tomgym register ... --save FILE.json`; "
+        "$TOMGYM_ENV_FILES for other processes) or register it from a plugin (the "
+        "`tomgym.envs` entry-point group; see the README)."
     )
     return f"No ToM env is registered as {env_id!r}.{hint}{where} (`tomgym list` shows them all.)"
 

@@ -151,9 +151,9 @@ def _run_jobs(
         progress.close()
 
 
-WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_NO_PLUGINS", "HF_HUB_OFFLINE")
-"""Settings a cluster's workers take from the driver (``--data-dir`` sets TOMGYM_DATA); caches
-(model files) stay each machine's own."""
+WORKER_ENV_VARS = ("TOMGYM_DATA", "TOMGYM_ENV_FILES", "TOMGYM_NO_PLUGINS", "HF_HUB_OFFLINE")
+"""Settings a cluster's workers take from the driver (``--data-dir`` sets TOMGYM_DATA,
+``--env-file`` TOMGYM_ENV_FILES); caches (model files) stay each machine's own."""
 
 
 def worker_env() -> dict[str, str]:

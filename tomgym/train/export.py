@@ -165,21 +165,24 @@ def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> No
 
 def warn_process_only(env_ids: Sequence[str]) -> None:
     """Say (stderr) which envs were registered in this process only (``items=`` or
-    ``generator=`` from a script, not by a plugin): a trainer's reward workers, other
-    processes, do not know them and score every row at the minimum."""
+    ``generator=`` from a script, not by a plugin or an env file): a trainer's reward workers,
+    other processes, do not know them and score every row at the minimum."""
+    from tomgym.env_files import ENV_FILE_ENVS
     from tomgym.plugins import PLUGIN_ENVS
     from tomgym.registry import ITEMS_ENTRY_POINT
 
+    shared = PLUGIN_ENVS | set(ENV_FILE_ENVS)
     local = [
         env_id
         for env_id in env_ids
-        if get_spec(env_id).entry_point == ITEMS_ENTRY_POINT and env_id not in PLUGIN_ENVS
+        if get_spec(env_id).entry_point == ITEMS_ENTRY_POINT and env_id not in shared
     ]
     if local:
         print(
             f"tomgym: warning: {', '.join(local)} registered in this process only: a trainer's "
             "reward workers (other processes) will not know it and will give every row the "
-            "reward minimum; register it from a plugin (README, 'Register your own ToM env')",
+            "reward minimum; give it as an env file (--env-file, made by `tomgym register --save`) "
+            "or register it from a plugin (README, 'Register your own ToM env')",
             file=sys.stderr,
         )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from tomgym.data import ENV_VAR as DATA_ENV_VAR
+from tomgym.env_files import ENV_FILES_VAR, env_files_in_environment
 
 Estimator = Literal["reinforce", "reinforce_baseline", "group_norm"]
 GROUP_ESTIMATORS = ("reinforce_baseline", "group_norm")
@@ -285,12 +286,19 @@ def ray_cli() -> str:
 
 
 def job_runtime_env() -> list[str]:
-    """``--runtime-env-json`` carrying the data root ($TOMGYM_DATA, which --data-dir sets) to
-    a job submitted to a Ray cluster: its reward workers rebuild release envs' episodes from
-    the files there, and without it every release label scored the minimum, logged only as a
-    warning. The path must be readable on the cluster's nodes (a shared file system)."""
+    """``--runtime-env-json`` carrying the data root ($TOMGYM_DATA, which --data-dir sets) and
+    the env files ($TOMGYM_ENV_FILES, which --env-file sets) to a job submitted to a Ray
+    cluster: its reward workers rebuild release envs' episodes from the files there and make
+    a data file's env from its env file; without them every such row scored the minimum,
+    logged only as a warning. The paths must be readable on the cluster's nodes (a shared file
+    system)."""
+    env_vars: dict[str, str] = {}
     root = os.environ.get(DATA_ENV_VAR)
-    if not root:
+    if root:
+        env_vars[DATA_ENV_VAR] = str(Path(root).absolute())
+    env_files = env_files_in_environment()
+    if env_files:
+        env_vars[ENV_FILES_VAR] = os.pathsep.join(str(Path(f).absolute()) for f in env_files)
+    if not env_vars:
         return []
-    env = {"env_vars": {DATA_ENV_VAR: str(Path(root).absolute())}}
-    return [f"--runtime-env-json={json.dumps(env)}"]
+    return [f"--runtime-env-json={json.dumps({'env_vars': env_vars})}"]

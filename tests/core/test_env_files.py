@@ -1,0 +1,292 @@
+"""Env files: a data file's registration written by ``tomgym register --save`` and made by
+``--env-file`` and ``$TOMGYM_ENV_FILES`` in this process and in the processes it starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tomgym
+from tomgym import env_files
+from tomgym.datafile import FIELDS, DataFileError
+from tomgym.env_files import (
+    ENV_FILES_VAR,
+    EnvFileError,
+    read_env_file,
+    register_env_file,
+    use_env_files,
+)
+from tomgym.registry import registry_state, restore_registry
+
+
+@pytest.fixture(autouse=True)
+def clean_registry() -> Iterator[None]:
+    """Every test starts and ends without env-file envs and $TOMGYM_ENV_FILES (the CLI's
+    --env-file sets it; both would outlive the test otherwise)."""
+    listed = os.environ.pop(ENV_FILES_VAR, None)
+    state = registry_state()
+    loaded, owners = dict(env_files._LOADED), dict(env_files.ENV_FILE_ENVS)
+    env_files._LOADED.clear()
+    env_files.ENV_FILE_ENVS.clear()
+    yield
+    restore_registry(state)
+    os.environ.pop(ENV_FILES_VAR, None)
+    if listed is not None:
+        os.environ[ENV_FILES_VAR] = listed
+    env_files._LOADED.clear()
+    env_files._LOADED.update(loaded)
+    env_files.ENV_FILE_ENVS.clear()
+    env_files.ENV_FILE_ENVS.update(owners)
+
+
+def cli(argv: list[str]) -> int:
+    from tomgym.cli import main
+
+    return main(argv)
+
+
+def small_csv(folder: Path) -> Path:
+    """A user's own CSV with its own column names (context/q/gold/options)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "mine.csv"
+    path.write_text(
+        "context,q,gold,options\n"
+        '"Ann put the pen in the box. Ann left. Bob moved the pen to the bag.",'
+        "Where will Ann look for the pen?,box,box|bag\n"
+        '"Cat put the ball in the basket. Cat left. Dan moved the ball to the crate.",'
+        "Where is the ball really?,crate,basket|crate\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def env_file(folder: Path, **fields: object) -> Path:
+    document = {
+        "id": "Mine-ToM-v0",
+        "data": "mine.csv",
+        "columns": {"story": "context", "question": "q", "answer": "gold", "candidates": "options"},
+    } | fields
+    path = folder / "mine.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_columns_are_the_data_files_fields() -> None:
+    assert env_files.COLUMN_FIELDS == FIELDS
+
+
+def test_register_save_writes_an_env_file_that_eval_takes(
+    tmp_path: Path, data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's path end to end, on the real ExploreToM release as a user's own CSV: validate
+    and save, then evaluate and resume in commands that know the env only from its file."""
+    saved = tmp_path / "envs" / "explore.json"
+    data = data_root / "exploretom" / "explore_tom.csv"
+    argv = ["register", str(data), "--id", "MyExplore-v0", "--story", "story_structure"]
+    assert cli([*argv, "--answer", "expected_answer", "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert f"--env-file {saved}" in out
+    written = json.loads(saved.read_text(encoding="utf-8"))
+    # the data lies outside the env file's folder: written absolute, so the file may move
+    assert written["data"] == str(data.resolve())
+    assert written["columns"] == {
+        "story": "story_structure",
+        "question": "question",
+        "answer": "expected_answer",
+    }
+    tomgym.unregister_tom_env("MyExplore-v0")  # as in a new process
+    out_dir = tmp_path / "run"
+    run = ["eval", "--env", "MyExplore-v0", "--agent", "heuristic:first", "--n", "4"]
+    assert cli([*run, "--out", str(out_dir)]) == 2
+    assert "--env-file" in capsys.readouterr().err  # the unknown ID says how to give it
+    assert cli(["--env-file", str(saved), *run, "--out", str(out_dir)]) == 0
+    records = (out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(records) == 4
+    assert os.environ[ENV_FILES_VAR] == str(saved.resolve())  # for the workers it starts
+    # a resume with the option after the subcommand: nothing asked again
+    assert cli([*run, "--out", str(out_dir), "--env-file", str(saved)]) == 0
+    assert len((out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 4
+
+
+def test_a_relative_data_path_is_read_from_the_env_files_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_csv(tmp_path / "project")
+    path = env_file(tmp_path / "project", description="Two questions of mine.")
+    monkeypatch.chdir(tmp_path)  # not the env file's folder
+    (spec,) = register_env_file("project/mine.json")
+    assert (spec.id, spec.size, spec.description) == ("Mine-ToM-v0", 2, "Two questions of mine.")
+    env = tomgym.make("Mine-ToM-v0")
+    _, info = env.reset(options={"index": 0})
+    assert info["candidates"] == ["box", "bag"]
+    # registering it again (a second --env-file, the variable too) reads nothing again
+    assert [s.id for s in register_env_file(path)] == ["Mine-ToM-v0"]
+
+
+def test_register_save_keeps_a_data_path_in_its_folder_relative(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = small_csv(tmp_path / "project")
+    monkeypatch.chdir(tmp_path)
+    argv = ["register", str(data), "--id", "Mine-ToM-v0", "--story", "context", "--question"]
+    argv += ["q", "--answer", "gold", "--candidates", "options", "--usage", "eval-only"]
+    assert cli([*argv, "--save", "project/mine.json"]) == 0
+    (entry,) = read_env_file(tmp_path / "project" / "mine.json")
+    assert (entry.data, entry.usage) == ("mine.csv", "eval-only")
+    moved = tmp_path / "moved"
+    (tmp_path / "project").rename(moved)  # the env file and its data move together
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    (spec,) = register_env_file(moved / "mine.json")
+    assert spec.usage == "eval-only" and spec.size == 2
+
+
+def test_every_process_started_with_the_variable_makes_the_env(tmp_path: Path) -> None:
+    """Another process (a reward worker, a Ray actor) knows the env from $TOMGYM_ENV_FILES; a
+    bad env file beside it is logged, naming it, and the good one still registers."""
+    small_csv(tmp_path)
+    good = env_file(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": "Bad-ToM-v0", "data": "mine.csv", "colums": {}}', encoding="utf-8")
+    code = (
+        "import gymnasium as gym, tomgym\n"
+        "env = gym.make('Mine-ToM-v0')\n"
+        "obs, info = env.reset(options={'index': 1})\n"
+        "print(info['item_id'], env.step('<answer>crate</answer>')[1])\n"
+    )
+    listed = os.pathsep.join([str(bad), str(good)])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ | {ENV_FILES_VAR: listed, "TOMGYM_NO_PLUGINS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Mine-ToM-v0-3", "1.0"]
+    assert f"{bad}" in done.stderr and "did you mean 'columns'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"id": "X-v0", "data": "mine.csv", "colums": {}}', "colums: is not a field"),
+        ('{"id": "X-v0", "data": "mine.csv", "columns": {"stroy": "s"}}', "did you mean 'story'"),
+        ('{"id": "X-v0", "data": "mine.csv", "usage": "eval"}', "usage: Input should be"),
+        ('{"id": "X-v0", "data": "mine.csv", "tomgym_env_file": 2}', "tomgym_env_file"),
+        ('{"id": "X-v0"}', "data: Field required"),
+        ('{"id": "X-v0", "data": " "}', "data: Value error, is empty"),
+        ('{"id": "X-v0", "data": "mine.csv",}', "not JSON (line 1, column 35"),
+        ('["X-v0"]', "an env file is a JSON object"),
+        ("[]", "an env file is a JSON object"),
+        (
+            '[{"id": "X-v0", "data": "a.csv"}, {"id": "X-v0", "data": "b.csv"}]',
+            "names X-v0 more than once",
+        ),
+        ('[{"id": "X-v0", "data": "a.csv"}, {"id": "Y-v0"}]', "[1].data: Field required"),
+    ],
+)
+def test_a_bad_env_file_is_refused_naming_the_file_and_field(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(EnvFileError) as caught:
+        register_env_file(path)
+    assert str(path) in str(caught.value) and said in str(caught.value)
+
+
+def test_a_missing_data_file_or_a_taken_id_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EnvFileError, match="no such file"):
+        register_env_file(tmp_path / "none.json")
+    path = env_file(tmp_path)
+    with pytest.raises(EnvFileError, match=r"data 'mine.csv': no such file \(.*read from the"):
+        register_env_file(path)
+    small_csv(tmp_path)
+    built_in = env_file(tmp_path, id="ToM-ToMi-v0")
+    with pytest.raises(EnvFileError, match="ToM-ToMi-v0 is already registered"):
+        register_env_file(built_in)
+    first = env_file(tmp_path)
+    register_env_file(first)
+    second = tmp_path / "again.json"
+    second.write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(EnvFileError, match=f"already registered by the env file {first}"):
+        register_env_file(second)
+
+
+def test_a_bad_row_names_the_env_file_and_nothing_of_it_registers(tmp_path: Path) -> None:
+    small_csv(tmp_path)
+    (tmp_path / "worse.csv").write_text("context,q,gold\n,Where?,box\n", encoding="utf-8")
+    columns = {"story": "context", "question": "q", "answer": "gold"}
+    entries = [
+        {"id": "Good-ToM-v0", "data": "mine.csv", "columns": columns},
+        {"id": "Worse-ToM-v0", "data": "worse.csv", "columns": columns},
+    ]
+    path = tmp_path / "both.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    with pytest.raises(DataFileError) as caught:
+        register_env_file(path)
+    assert f"env file {path.resolve()}: Worse-ToM-v0" in str(caught.value)
+    assert "line 2: field 'story'" in str(caught.value)
+    ids = {spec.id for spec in tomgym.list_envs()}
+    assert "Good-ToM-v0" not in ids and "Worse-ToM-v0" not in ids  # all or none
+
+
+def test_use_env_files_hands_them_to_started_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tomgym.eval.distributed import worker_env
+    from tomgym.train.openrlhf_cmd import job_runtime_env
+
+    small_csv(tmp_path)
+    path = env_file(tmp_path)
+    monkeypatch.delenv("TOMGYM_DATA")
+    monkeypatch.chdir(tmp_path)
+    use_env_files(["mine.json", "mine.json"])
+    assert os.environ[ENV_FILES_VAR] == str(path)  # absolute, once
+    assert worker_env()[ENV_FILES_VAR] == str(path)  # Ray eval workers
+    (runtime,) = job_runtime_env()  # a training job submitted to a cluster
+    assert json.loads(runtime.removeprefix("--runtime-env-json=")) == {
+        "env_vars": {ENV_FILES_VAR: str(path)}
+    }
+
+
+def test_an_env_file_env_is_no_process_only_env(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tomgym.train.export import warn_process_only
+
+    small_csv(tmp_path)
+    register_env_file(env_file(tmp_path))
+    warn_process_only(["Mine-ToM-v0"])
+    assert capsys.readouterr().err == ""
+    tomgym.register_tom_env(
+        "Script-ToM-v0", items=[tomgym.make("Mine-ToM-v0").unwrapped.source.item(0)]
+    )
+    warn_process_only(["Script-ToM-v0"])
+    assert "registered in this process only" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a local ray.init takes 15-20 s
+def test_ray_workers_make_an_env_file_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray eval workers (other processes) make the env each batch is scored in: they know an
+    env-file env from the variable --env-file sets before Ray starts."""
+    ray = pytest.importorskip("ray", reason="ray is optional (pip install 'tomgym[train]')")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")  # a Ray of its own, as in test_distributed
+    small_csv(tmp_path)
+    path = env_file(tmp_path)
+    out = tmp_path / "run"
+    argv = ["eval", "--env-file", str(path), "--env", "Mine-ToM-v0", "--agent", "oracle"]
+    try:
+        argv += ["--n", "2", "--batch-size", "1", "--workers", "2", "--out", str(out)]
+        assert cli(argv) == 0
+    finally:
+        ray.shutdown()
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["item_id"] for r in rows) == ["Mine-ToM-v0-2", "Mine-ToM-v0-3"]
+    assert [r["correct"] for r in rows] == [True, True]

@@ -1,0 +1,271 @@
+"""Env files: a data file's registration written down, so that every process can make it.
+
+A registration made in a script lives in that process only; ``tomgym eval``, ``export`` and a
+trainer's reward workers are other processes. An env file is a small JSON document naming a
+JSONL, CSV or parquet file and its column mapping (what :func:`tomgym.datafile.register_from_file`
+takes)::
+
+    {"tomgym_env_file": 1, "id": "MyToM-v0", "data": "my_tom.csv",
+     "columns": {"story": "context", "question": "q", "answer": "gold", "candidates": "options"}}
+
+``tomgym register FILE --id ... --save my_tom.json`` writes one after validating the data.
+The env files listed in ``$TOMGYM_ENV_FILES`` (separated by the system's path separator, as
+``PATH`` is) are registered when tomgym is imported, in every process that inherits the
+variable; the command line's ``--env-file`` registers one and adds it to the variable, so the
+workers it starts (Ray actors, a submitted training job, spawned vector envs) have it too.
+A relative ``data`` path is read from the env file's folder.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tomgym.registry import ToMEnvSpec, list_envs, registry_state, restore_registry
+
+ENV_FILES_VAR = "TOMGYM_ENV_FILES"
+"""Env files to register at ``import tomgym``, separated by ``os.pathsep``."""
+COLUMN_FIELDS = (
+    "id",
+    "story",
+    "question",
+    "answer",
+    "candidates",
+    "order",
+    "answer_type",
+    "aliases",
+    "question_type",
+    "split",
+)
+"""Item fields a column can fill (tomgym.datafile.FIELDS, which the tests keep equal)."""
+
+logger = logging.getLogger(__name__)
+ENV_FILE_ENVS: dict[str, Path] = {}
+"""Env ID -> the env file that registered it (every process given that file has it)."""
+_LOADED: dict[Path, tuple[str, ...]] = {}
+"""A registered env file (resolved) -> the env IDs it registered."""
+
+ColumnField = Literal[
+    "id",
+    "story",
+    "question",
+    "answer",
+    "candidates",
+    "order",
+    "answer_type",
+    "aliases",
+    "question_type",
+    "split",
+]
+
+
+class EnvFileError(ValueError):
+    """An env file that cannot be read or registered; the message names the file and field."""
+
+
+class EnvFileEntry(BaseModel):
+    """One env of an env file: its ID, its data file and how the data's columns map."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tomgym_env_file: Literal[1] = Field(default=1, description="The format's version.")
+    id: str = Field(description="The env ID, e.g. MyToM-v0.")
+    data: str = Field(description="The JSONL, CSV or parquet file; relative: to the env file.")
+    columns: dict[ColumnField, str] = Field(
+        default_factory=dict, description="Item field -> the data's column (default: its name)."
+    )
+    candidates_sep: str = Field(default="|", description="Separator of CSV list cells.")
+    family: str = "custom"
+    usage: Literal["train", "eval-only"] = "train"
+    held_out: bool = False
+    description: str | None = None
+
+    @field_validator("id", "data", "family", "candidates_sep")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is empty")
+        return value
+
+    def data_path(self, env_file: Path) -> Path:
+        """The data file, a relative path read from the env file's folder."""
+        data = Path(self.data).expanduser()
+        return data if data.is_absolute() else env_file.parent / data
+
+
+def _problems(exc: ValidationError, prefix: str) -> list[str]:
+    """Pydantic's errors as "field: problem" parts, the field written as a path
+    (``columns.stroy``), with a close spelling where a name is unknown."""
+    parts = []
+    for error in exc.errors():
+        loc = [str(p) for p in error["loc"] if p != "[key]"]
+        where = prefix + ".".join(loc)
+        message = str(error["msg"])
+        if error["type"] == "extra_forbidden":
+            message = _unknown(loc[-1], list(EnvFileEntry.model_fields), "a field of an env file")
+        elif loc[:1] == ["columns"] and "[key]" in error["loc"]:
+            message = _unknown(loc[-1], list(COLUMN_FIELDS), "an item field a column can fill")
+        parts.append(f"{where or 'the document'}: {message}")
+    return parts
+
+
+def _unknown(name: str, known: list[str], what: str) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"is not {what} ({', '.join(known)}){hint}"
+
+
+def read_env_file(path: str | Path) -> list[EnvFileEntry]:
+    """The env(s) an env file describes: one JSON object, or a list of them.
+
+    Raises :class:`EnvFileError` naming the file and every bad field."""
+    file = Path(path).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EnvFileError(f"env file {file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnvFileError(f"env file {file}: cannot be read: {exc}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EnvFileError(
+            f"env file {file}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    listed = isinstance(document, list)
+    entries = document if listed else [document]
+    if not entries or not all(isinstance(e, dict) for e in entries):
+        raise EnvFileError(
+            f"env file {file}: holds {type(document).__name__} {json.dumps(document)[:60]}; an "
+            'env file is a JSON object such as {"id": "MyToM-v0", "data": "my_tom.csv", '
+            '"columns": {"story": "context"}}, or a list of them'
+        )
+    read: list[EnvFileEntry] = []
+    problems: list[str] = []
+    for number, entry in enumerate(entries):
+        try:
+            read.append(EnvFileEntry.model_validate(entry))
+        except ValidationError as exc:
+            problems += _problems(exc, f"[{number}]." if listed else "")
+    if problems:
+        listed_problems = "".join(f"\n  - {p}" for p in problems)
+        raise EnvFileError(f"env file {file}: {len(problems)} problem(s):{listed_problems}")
+    ids = [e.id for e in read]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise EnvFileError(f"env file {file}: names {', '.join(repeated)} more than once")
+    return read
+
+
+def register_env_file(path: str | Path) -> list[ToMEnvSpec]:
+    """Register every env an env file describes, all or none (a bad one undoes the others).
+
+    An env file already registered in this process is not read again: its specs are returned.
+    Raises :class:`EnvFileError` (the env file), :class:`tomgym.datafile.DataFileError` (every
+    bad row of a data file, named) or ValueError (an ID already taken)."""
+    from tomgym.datafile import DataFileError, register_from_file
+
+    file = Path(path).expanduser().resolve()
+    if file in _LOADED:
+        return [spec for spec in list_envs() if spec.id in _LOADED[file]]
+    entries = read_env_file(file)
+    taken = {spec.id for spec in list_envs()}
+    state = registry_state()
+    specs: list[ToMEnvSpec] = []
+    try:
+        for entry in entries:
+            if entry.id in taken:
+                owner = ENV_FILE_ENVS.get(entry.id)
+                by = f" by the env file {owner}" if owner else " (built in, a plugin or a script)"
+                raise EnvFileError(
+                    f"env file {file}: {entry.id} is already registered{by}; choose another id"
+                )
+            data = entry.data_path(file)
+            if not data.is_file():
+                raise EnvFileError(
+                    f"env file {file}: data {entry.data!r}: no such file ({data}; a relative "
+                    "path is read from the env file's folder)"
+                )
+            extra: dict[str, Any] = {}
+            if entry.description is not None:
+                extra["description"] = entry.description
+            try:
+                spec = register_from_file(
+                    data,
+                    entry.id,
+                    family=entry.family,
+                    usage=entry.usage,
+                    held_out=entry.held_out,
+                    candidates_sep=entry.candidates_sep,
+                    **entry.columns,
+                    **extra,
+                )
+            except DataFileError as exc:
+                raise DataFileError(f"env file {file}: {entry.id}", exc.problems) from None
+            specs.append(spec)
+    except BaseException:
+        restore_registry(state)
+        raise
+    _LOADED[file] = tuple(spec.id for spec in specs)
+    ENV_FILE_ENVS.update(dict.fromkeys(_LOADED[file], file))
+    return specs
+
+
+def write_env_file(path: str | Path, entry: EnvFileEntry) -> Path:
+    """Write ``entry`` as an env file (its data path as given: relative ones are read from the
+    env file's folder). Returns the path written."""
+    file = Path(path).expanduser()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    document = entry.model_dump(exclude_defaults=False)
+    if document["description"] is None:
+        del document["description"]
+    file.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return file
+
+
+def env_files_in_environment() -> list[str]:
+    """The paths ``$TOMGYM_ENV_FILES`` lists (blank parts skipped)."""
+    listed = os.environ.get(ENV_FILES_VAR, "")
+    return [part for part in listed.split(os.pathsep) if part.strip()]
+
+
+def load_env_files_from_environment() -> list[str]:
+    """Register the env files of ``$TOMGYM_ENV_FILES`` (at ``import tomgym``). A file that
+    fails is logged, naming it and what is wrong, and skipped; the others still register. The
+    warnings a data file raises (a question asked twice with two golds) are logged naming its
+    env file. Returns the error messages."""
+    errors = []
+    for path in env_files_in_environment():
+        try:
+            with warnings.catch_warnings(record=True) as raised:
+                warnings.simplefilter("always")
+                register_env_file(path)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not stop `import tomgym`
+            errors.append(str(exc))
+            logger.warning("tomgym: $%s: %s", ENV_FILES_VAR, exc)
+            continue
+        for warning in raised:
+            logger.warning("tomgym: $%s: %s: %s", ENV_FILES_VAR, path, warning.message)
+    return errors
+
+
+def use_env_files(paths: list[str]) -> list[ToMEnvSpec]:
+    """Register each env file (errors raised) and add it to ``$TOMGYM_ENV_FILES``, as an
+    absolute path, so that the processes this one starts register it too."""
+    specs: list[ToMEnvSpec] = []
+    listed = env_files_in_environment()
+    for path in paths:
+        specs += register_env_file(path)
+        absolute = str(Path(path).expanduser().resolve())
+        if absolute not in listed:
+            listed.append(absolute)
+    if listed:
+        os.environ[ENV_FILES_VAR] = os.pathsep.join(listed)
+    return specs
