@@ -290,3 +290,38 @@ def test_ray_workers_make_an_env_file_env(tmp_path: Path, monkeypatch: pytest.Mo
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert sorted(r["item_id"] for r in rows) == ["Mine-ToM-v0-2", "Mine-ToM-v0-3"]
     assert [r["correct"] for r in rows] == [True, True]
+
+
+def test_a_suite_file_brings_its_env_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A leaderboard over one's own data beside a built-in env, from the suite file alone (its
+    env files relative to it, not to the working folder)."""
+    project = tmp_path / "project"
+    small_csv(project)
+    env_file(project)
+    suite = {
+        "name": "mine",
+        "n": 2,
+        "split": None,
+        "env_files": ["mine.json"],
+        "envs": [{"id": "Mine-ToM-v0", "label": "mine"}, {"id": "ToM-HiToM-O1-v0"}],
+    }
+    (project / "suite.json").write_text(json.dumps(suite), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv = ["leaderboard", "--suite", "project/suite.json", "--agents", "oracle,random"]
+    assert cli([*argv, "--out", "board", "--quiet"]) == 0
+    board = (tmp_path / "board" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| mine | HiToM-O1 |" in board  # the suite's label heads its column
+    rows = (tmp_path / "board" / "runs" / "oracle" / "results.jsonl").read_text().splitlines()
+    assert sum('"env_id":"Mine-ToM-v0"' in r for r in rows) == 2
+    assert os.environ[ENV_FILES_VAR] == str(project / "mine.json")
+
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    env_files._LOADED.clear()
+    (project / "suite.json").write_text(
+        json.dumps(suite | {"env_files": ["elsewhere.json"]}), encoding="utf-8"
+    )
+    assert cli([*argv, "--out", "board2"]) == 2
+    err = capsys.readouterr().err
+    assert "project/suite.json: env_files: env file" in err and "elsewhere.json" in err

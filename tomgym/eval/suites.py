@@ -47,6 +47,10 @@ class Suite(BaseModel):
         default="test", description="Split passed to envs that take one (None: the env's own)."
     )
     envs: list[SuiteEnv] = Field(min_length=1)
+    env_files: list[str] = Field(
+        default_factory=list,
+        description="Env files registering envs of the suite (relative: to the suite file).",
+    )
     agents: list[str] = Field(default_factory=list)
     sampling: dict[str, float | int] = Field(
         default_factory=dict,
@@ -130,5 +134,22 @@ def load_suite(name_or_path: str | os.PathLike[str], *, check_ids: bool = True) 
         ]
         raise SuiteError(f"{where}: invalid suite:\n" + "\n".join(lines)) from None
     if check_ids:
+        _use_env_files(suite, path.parent if where == str(path) else None, where)
         suite.check_ids()
     return suite
+
+
+def _use_env_files(suite: Suite, folder: Path | None, where: str) -> None:
+    """Register the suite's env files (and hand them to the workers a run starts)."""
+    if not suite.env_files:
+        return
+    from tomgym.datafile import DataFileError
+    from tomgym.env_files import use_env_files
+
+    paths = [str(folder / Path(f).expanduser()) if folder else f for f in suite.env_files]
+    try:
+        use_env_files(paths)
+    except DataFileError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise SuiteError(f"{where}: env_files: {exc}") from None
