@@ -420,7 +420,7 @@ def test_register_refuses_an_existing_id_without_naming_a_python_option(
     path.write_text('{"story": "S.", "question": "Q?", "answer": "yes"}\n')
     assert main(["register", str(path), "--id", "ToM-ToMi-v0"]) == 2
     err = capsys.readouterr().err
-    assert "ToM-ToMi-v0 is already an env" in err and "overwrite" not in err
+    assert "ToM-ToMi-v0 is already registered (built in" in err and "overwrite" not in err
 
 
 def test_a_misspelt_option_is_named_by_its_subcommand_with_the_nearest_option(

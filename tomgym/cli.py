@@ -529,7 +529,7 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
 
             set_data_root(args.data_dir)
         env_files = [*(args.env_file or ()), *getattr(args, "env_file_after", ())]
-        if env_files:  # after the data root: a data path may be under it
+        if env_files:
             from tomgym.env_files import use_env_files
 
             use_env_files(env_files)

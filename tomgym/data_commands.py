@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tomgym.cli_args import non_negative_int, output_path, positive_float
+from tomgym.registry import ToMEnvSpec
 
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 
@@ -151,10 +153,10 @@ def cmd_register(args: argparse.Namespace) -> int:
         "question_type": args.question_type,
         "split": args.split,
     }
+    if args.save:
+        _check_save_target(args)
     if any(spec.id == args.id for spec in tomgym.list_envs()):  # overwrite= is for Python
-        raise ValueError(
-            f"{args.id} is already an env (built in or from a plugin); choose another --id"
-        )
+        _id_taken(args)
     # A DataFileError (every bad row) reaches main(): "tomgym register: error: ...", exit 2.
     spec = register_from_file(
         args.file,
@@ -166,7 +168,7 @@ def cmd_register(args: argparse.Namespace) -> int:
         **mapping,
     )
     print(json.dumps(spec.model_dump(), indent=2, default=str))
-    saved = _save_env_file(args, mapping) if args.save else None
+    saved = _save_env_file(args, mapping, spec) if args.save else None
     if args.show:
         env = tomgym.make(spec.id)
         for index in range(min(args.show, spec.size or 0)):
@@ -191,15 +193,55 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
-def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any]) -> Path:
-    """The env file of this registration. Its data path is relative where the data lies in
-    the env file's folder or below (the two move together), else absolute (the env file may
-    move alone)."""
-    from tomgym.env_files import EnvFileEntry, write_env_file
+def _check_save_target(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a --save that would overwrite something else: the data file
+    itself, a folder, or a file that is not this env's env file (a hand-written one listing
+    several envs included). Rewriting this env's own env file (an update) is allowed."""
+    from tomgym.env_files import EnvFileError, read_env_file
 
     target = Path(args.save).expanduser()
-    data = Path(args.file).expanduser().resolve()
-    folder = target.resolve().parent
+    if target.is_dir():
+        raise ValueError(f"--save {args.save} is a folder: give the env file's name in it")
+    if target.suffix.lower() != ".json":
+        raise ValueError(f"--save {args.save}: an env file is JSON: give a name ending in .json")
+    if not target.exists():
+        return
+    if target.resolve() == Path(args.file).expanduser().resolve():
+        raise ValueError(f"--save {args.save} is the data file itself: give another name")
+    try:
+        entries = read_env_file(target)
+    except EnvFileError:
+        entries = []
+    if [e.id for e in entries] != [args.id]:
+        raise ValueError(
+            f"--save {args.save} exists and is not the env file of {args.id} alone, so "
+            "writing it would lose what it holds: remove it or give another name"
+        )
+
+
+def _id_taken(args: argparse.Namespace) -> None:
+    """A registered --id is refused, naming who registered it; the env of the env file being
+    rewritten (--save, from --env-file or $TOMGYM_ENV_FILES) gives way to the update."""
+    from tomgym.env_files import env_file_of
+    from tomgym.registry import unregister_tom_env
+
+    owner = env_file_of(args.id)
+    if owner is not None and args.save and Path(args.save).expanduser().resolve() == owner:
+        unregister_tom_env(args.id)
+        return
+    by = f"by the env file {owner}" if owner else "(built in, by a plugin or by a script)"
+    raise ValueError(f"{args.id} is already registered {by}; choose another --id")
+
+
+def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any], spec: ToMEnvSpec) -> Path:
+    """The env file of this registration. Its data path is relative where the data lies in
+    the env file's folder or below (the two move together), else absolute (the env file may
+    move alone); a link is kept as given (``latest.csv``), not followed to its target."""
+    from tomgym.env_files import EnvFileEntry, record_written, write_env_file
+
+    target = Path(args.save).expanduser()
+    data = Path(os.path.abspath(Path(args.file).expanduser()))
+    folder = Path(os.path.abspath(target)).parent
     written = data.relative_to(folder) if data.is_relative_to(folder) else data
     entry = EnvFileEntry.model_validate(
         {
@@ -212,7 +254,9 @@ def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any]) -> Path:
             "held_out": args.held_out,
         }
     )
-    return write_env_file(target, entry)
+    written_at = write_env_file(target, entry)
+    record_written(written_at, [spec])
+    return written_at
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,12 +23,26 @@ import json
 import logging
 import os
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+)
 
-from tomgym.registry import ToMEnvSpec, list_envs, registry_state, restore_registry
+from tomgym.registry import (
+    ToMEnvSpec,
+    list_envs,
+    registry_state,
+    restore_registry,
+    unregister_tom_env,
+)
 
 ENV_FILES_VAR = "TOMGYM_ENV_FILES"
 """Env files to register at ``import tomgym``, separated by ``os.pathsep``."""
@@ -47,10 +61,8 @@ COLUMN_FIELDS = (
 """Item fields a column can fill (tomgym.datafile.FIELDS, which the tests keep equal)."""
 
 logger = logging.getLogger(__name__)
-ENV_FILE_ENVS: dict[str, Path] = {}
-"""Env ID -> the env file that registered it (every process given that file has it)."""
-_LOADED: dict[Path, tuple[str, ...]] = {}
-"""A registered env file (resolved) -> the env IDs it registered."""
+_LOADED: dict[Path, _Registered] = {}
+"""A registered env file (resolved) -> what registering it did."""
 
 ColumnField = Literal[
     "id",
@@ -84,7 +96,7 @@ class EnvFileEntry(BaseModel):
     candidates_sep: str = Field(default="|", description="Separator of CSV list cells.")
     family: str = "custom"
     usage: Literal["train", "eval-only"] = "train"
-    held_out: bool = False
+    held_out: StrictBool = False
     description: str | None = None
 
     @field_validator("id", "data", "family", "candidates_sep")
@@ -128,7 +140,7 @@ def read_env_file(path: str | Path) -> list[EnvFileEntry]:
     Raises :class:`EnvFileError` naming the file and every bad field."""
     file = Path(path).expanduser()
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # an editor's byte-order mark too
     except FileNotFoundError:
         raise EnvFileError(f"env file {file}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -164,58 +176,106 @@ def read_env_file(path: str | Path) -> list[EnvFileEntry]:
     return read
 
 
+@dataclass(frozen=True)
+class _Registered:
+    """What registering one env file did: the file's stamp then and the specs it made."""
+
+    stamp: tuple[int, int]
+    specs: tuple[ToMEnvSpec, ...]
+
+    def current(self, stamp: tuple[int, int]) -> bool:
+        """Whether the file is unchanged and every spec it made is still the registered one."""
+        registered = {spec.id: spec for spec in list_envs()}
+        return stamp == self.stamp and all(registered.get(s.id) is s for s in self.specs)
+
+
+def env_file_of(env_id: str) -> Path | None:
+    """The env file whose registration ``env_id`` now is (None: built in, a plugin's, a
+    script's, or one replaced or removed since)."""
+    registered = {spec.id: spec for spec in list_envs()}
+    for file, done in _LOADED.items():
+        if any(s.id == env_id and registered.get(env_id) is s for s in done.specs):
+            return file
+    return None
+
+
+def _stamp(file: Path) -> tuple[int, int]:
+    stat = file.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
 def register_env_file(path: str | Path) -> list[ToMEnvSpec]:
     """Register every env an env file describes, all or none (a bad one undoes the others).
 
-    An env file already registered in this process is not read again: its specs are returned.
-    Raises :class:`EnvFileError` (the env file), :class:`tomgym.datafile.DataFileError` (every
-    bad row of a data file, named) or ValueError (an ID already taken)."""
-    from tomgym.datafile import DataFileError, register_from_file
-
-    file = Path(path).expanduser().resolve()
-    if file in _LOADED:
-        return [spec for spec in list_envs() if spec.id in _LOADED[file]]
-    entries = read_env_file(file)
-    taken = {spec.id for spec in list_envs()}
+    An env file already registered in this process, unchanged, is not read again: its specs
+    are returned. One changed since (a notebook editing it), or whose envs were removed or
+    replaced, is registered again in place of its earlier envs.
+    Raises :class:`EnvFileError` naming the env file (and the env, for its data file's
+    problems) or :class:`tomgym.datafile.DataFileError` (every bad row of a data file)."""
+    given = Path(os.path.abspath(Path(path).expanduser()))  # a link's own folder, as shown
+    if not given.is_file():
+        read_env_file(given)  # its own message: no such file, or not a file
+    key = given.resolve()
+    stamp = _stamp(given)
+    earlier = _LOADED.get(key)
+    if earlier is not None and earlier.current(stamp):
+        return list(earlier.specs)
+    entries = read_env_file(given)
     state = registry_state()
-    specs: list[ToMEnvSpec] = []
     try:
-        for entry in entries:
-            if entry.id in taken:
-                owner = ENV_FILE_ENVS.get(entry.id)
-                by = f" by the env file {owner}" if owner else " (built in, a plugin or a script)"
-                raise EnvFileError(
-                    f"env file {file}: {entry.id} is already registered{by}; choose another id"
-                )
-            data = entry.data_path(file)
-            if not data.is_file():
-                raise EnvFileError(
-                    f"env file {file}: data {entry.data!r}: no such file ({data}; a relative "
-                    "path is read from the env file's folder)"
-                )
-            extra: dict[str, Any] = {}
-            if entry.description is not None:
-                extra["description"] = entry.description
-            try:
-                spec = register_from_file(
-                    data,
-                    entry.id,
-                    family=entry.family,
-                    usage=entry.usage,
-                    held_out=entry.held_out,
-                    candidates_sep=entry.candidates_sep,
-                    **entry.columns,
-                    **extra,
-                )
-            except DataFileError as exc:
-                raise DataFileError(f"env file {file}: {entry.id}", exc.problems) from None
-            specs.append(spec)
+        if earlier is not None:  # its envs give way to the file as it is now
+            for spec in earlier.specs:
+                if env_file_of(spec.id) == key:
+                    unregister_tom_env(spec.id)
+        specs = [_register_entry(given, entry) for entry in entries]
     except BaseException:
         restore_registry(state)
         raise
-    _LOADED[file] = tuple(spec.id for spec in specs)
-    ENV_FILE_ENVS.update(dict.fromkeys(_LOADED[file], file))
+    _LOADED[key] = _Registered(stamp, tuple(specs))
     return specs
+
+
+def record_written(path: str | Path, specs: list[ToMEnvSpec]) -> None:
+    """Record ``specs``, registered from a data file, as the registration of the env file just
+    written for them at ``path`` (``tomgym register --save``): the process then holds that
+    env file's envs, as a process given it would."""
+    file = Path(os.path.abspath(Path(path).expanduser()))
+    _LOADED[file.resolve()] = _Registered(_stamp(file), tuple(specs))
+
+
+def _register_entry(file: Path, entry: EnvFileEntry) -> ToMEnvSpec:
+    """One env of the env file ``file``; every error names the env file and the env."""
+    from tomgym.datafile import DataFileError, register_from_file
+
+    where = f"env file {file}: {entry.id}"
+    if any(spec.id == entry.id for spec in list_envs()):
+        owner = env_file_of(entry.id)
+        by = f"by the env file {owner}" if owner else "(built in, by a plugin or by a script)"
+        raise EnvFileError(f"{where}: the ID is already registered {by}; choose another id")
+    data = entry.data_path(file)
+    if not data.is_file():
+        raise EnvFileError(
+            f"{where}: data {entry.data!r}: no such file ({data}; a relative path is read from "
+            "the env file's folder)"
+        )
+    extra: dict[str, Any] = {}
+    if entry.description is not None:
+        extra["description"] = entry.description
+    try:
+        return register_from_file(
+            data,
+            entry.id,
+            family=entry.family,
+            usage=entry.usage,
+            held_out=entry.held_out,
+            candidates_sep=entry.candidates_sep,
+            **entry.columns,
+            **extra,
+        )
+    except DataFileError as exc:
+        raise DataFileError(where, exc.problems) from None
+    except (ValueError, TypeError, OSError) as exc:  # the ID's form, the data's type, ...
+        raise EnvFileError(f"{where}: {exc}") from None
 
 
 def write_env_file(path: str | Path, entry: EnvFileEntry) -> Path:
@@ -262,9 +322,15 @@ def use_env_files(paths: list[str]) -> list[ToMEnvSpec]:
     specs: list[ToMEnvSpec] = []
     listed = env_files_in_environment()
     for path in paths:
-        specs += register_env_file(path)
-        absolute = str(Path(path).expanduser().resolve())
-        if absolute not in listed:
+        absolute = os.path.abspath(Path(path).expanduser())
+        if os.pathsep in absolute:  # the variable's separator: a worker would split it
+            raise EnvFileError(
+                f"env file {absolute}: its path holds {os.pathsep!r}, which separates the paths "
+                f"of ${ENV_FILES_VAR}, so the processes this command starts could not read it; "
+                "move or link it to a path without one"
+            )
+        specs += register_env_file(absolute)
+        if all(Path(p).resolve() != Path(absolute).resolve() for p in listed):
             listed.append(absolute)
     if listed:
         os.environ[ENV_FILES_VAR] = os.pathsep.join(listed)

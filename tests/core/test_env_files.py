@@ -31,9 +31,8 @@ def clean_registry() -> Iterator[None]:
     --env-file sets it; both would outlive the test otherwise)."""
     listed = os.environ.pop(ENV_FILES_VAR, None)
     state = registry_state()
-    loaded, owners = dict(env_files._LOADED), dict(env_files.ENV_FILE_ENVS)
+    loaded = dict(env_files._LOADED)
     env_files._LOADED.clear()
-    env_files.ENV_FILE_ENVS.clear()
     yield
     restore_registry(state)
     os.environ.pop(ENV_FILES_VAR, None)
@@ -41,8 +40,6 @@ def clean_registry() -> Iterator[None]:
         os.environ[ENV_FILES_VAR] = listed
     env_files._LOADED.clear()
     env_files._LOADED.update(loaded)
-    env_files.ENV_FILE_ENVS.clear()
-    env_files.ENV_FILE_ENVS.update(owners)
 
 
 def cli(argv: list[str]) -> int:
@@ -209,7 +206,7 @@ def test_a_missing_data_file_or_a_taken_id_is_refused(tmp_path: Path) -> None:
         register_env_file(path)
     small_csv(tmp_path)
     built_in = env_file(tmp_path, id="ToM-ToMi-v0")
-    with pytest.raises(EnvFileError, match="ToM-ToMi-v0 is already registered"):
+    with pytest.raises(EnvFileError, match="ToM-ToMi-v0: the ID is already registered"):
         register_env_file(built_in)
     first = env_file(tmp_path)
     register_env_file(first)
@@ -231,7 +228,7 @@ def test_a_bad_row_names_the_env_file_and_nothing_of_it_registers(tmp_path: Path
     path.write_text(json.dumps(entries), encoding="utf-8")
     with pytest.raises(DataFileError) as caught:
         register_env_file(path)
-    assert f"env file {path.resolve()}: Worse-ToM-v0" in str(caught.value)
+    assert f"env file {path}: Worse-ToM-v0" in str(caught.value)
     assert "line 2: field 'story'" in str(caught.value)
     ids = {spec.id for spec in tomgym.list_envs()}
     assert "Good-ToM-v0" not in ids and "Worse-ToM-v0" not in ids  # all or none
@@ -325,3 +322,103 @@ def test_a_suite_file_brings_its_env_files(
     assert cli([*argv, "--out", "board2"]) == 2
     err = capsys.readouterr().err
     assert "project/suite.json: env_files: env file" in err and "elsewhere.json" in err
+
+
+def register_argv(data: Path) -> list[str]:
+    argv = ["register", str(data), "--id", "Mine-ToM-v0", "--story", "context", "--question"]
+    return [*argv, "q", "--answer", "gold", "--candidates", "options"]
+
+
+def test_register_save_never_overwrites_what_is_not_this_envs_env_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: --save onto the data file turned the CSV into JSON, and a hand-written env
+    file of several envs was replaced by one."""
+    data = small_csv(tmp_path)
+    before = data.read_text(encoding="utf-8")
+    assert cli([*register_argv(data), "--save", str(data)]) == 2
+    assert "ending in .json" in capsys.readouterr().err
+    assert data.read_text(encoding="utf-8") == before
+    several = tmp_path / "several.json"
+    several.write_text('[{"id": "A-v0", "data": "a.csv"}, {"id": "B-v0", "data": "b.csv"}]')
+    assert cli([*register_argv(data), "--save", str(several)]) == 2
+    assert "is not the env file of Mine-ToM-v0 alone" in capsys.readouterr().err
+    assert "B-v0" in several.read_text()
+    assert cli([*register_argv(data), "--save", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    # this env's own env file may be rewritten (an update), registered from it or not
+    own = tmp_path / "own.json"
+    assert cli([*register_argv(data), "--save", str(own)]) == 0
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    argv = ["--env-file", str(own), *register_argv(data), "--usage", "eval-only"]
+    assert cli([*argv, "--save", str(own)]) == 0
+    assert read_env_file(own)[0].usage == "eval-only"
+    other = tmp_path / "other.json"
+    assert cli([*argv, "--save", str(other)]) == 2  # the ID is the first env file's
+    assert f"already registered by the env file {own}" in capsys.readouterr().err
+
+
+def test_register_save_keeps_a_linked_data_file_as_given(tmp_path: Path) -> None:
+    """Red team: latest.csv -> v1.csv was saved as v1.csv, so relinking it changed nothing."""
+    data = small_csv(tmp_path)
+    link = tmp_path / "latest.csv"
+    link.symlink_to(data.name)
+    assert cli([*register_argv(link), "--save", str(tmp_path / "mine.json")]) == 0
+    assert read_env_file(tmp_path / "mine.json")[0].data == "latest.csv"
+
+
+def test_a_path_holding_the_variables_separator_is_refused_up_front(tmp_path: Path) -> None:
+    """Red team: a worker split "col:on/env.json" at the colon and never knew the env."""
+    folder = tmp_path / f"col{os.pathsep}on"
+    small_csv(folder)
+    path = env_file(folder)
+    with pytest.raises(EnvFileError, match="separates the paths of \\$TOMGYM_ENV_FILES"):
+        use_env_files([str(path)])
+    assert ENV_FILES_VAR not in os.environ
+    assert "Mine-ToM-v0" not in {spec.id for spec in tomgym.list_envs()}
+
+
+def test_an_edited_or_removed_env_file_env_registers_again(tmp_path: Path) -> None:
+    """Red team (a notebook): an edited env file kept its old envs, and one whose env was
+    unregistered gave back nothing."""
+    small_csv(tmp_path)
+    path = env_file(tmp_path)
+    (first,) = register_env_file(path)
+    assert env_files.env_file_of("Mine-ToM-v0") == path
+    env_file(tmp_path, id="Mine-ToM-v1")
+    os.utime(path, ns=(1, 1))  # an edit within the clock's tick still counts
+    (second,) = register_env_file(path)
+    ids = {spec.id for spec in tomgym.list_envs()}
+    assert second.id == "Mine-ToM-v1" and "Mine-ToM-v0" not in ids
+    tomgym.unregister_tom_env("Mine-ToM-v1")
+    assert env_files.env_file_of("Mine-ToM-v1") is None
+    assert [s.id for s in register_env_file(path)] == ["Mine-ToM-v1"]
+    assert first is not second
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"id": "My ToM-v0"}, "env file {path}: My ToM-v0: "),
+        ({"id": "my:Env-v0"}, "env file {path}: my:Env-v0: "),
+        ({"data": "mine.txt"}, "env file {path}: Mine-ToM-v0: "),
+        ({"columns": {"story": "context", "question": "q", "order": "q"}}, "Mine-ToM-v0: "),
+        ({"held_out": "yes"}, "held_out: Input should be a valid boolean"),
+    ],
+)
+def test_every_error_of_an_env_names_the_env_file_and_the_env(
+    tmp_path: Path, fields: dict[str, object], said: str
+) -> None:
+    small_csv(tmp_path)
+    (tmp_path / "mine.txt").write_text("x", encoding="utf-8")
+    path = env_file(tmp_path, **fields)
+    with pytest.raises(ValueError) as caught:
+        register_env_file(path)
+    assert said.format(path=path) in str(caught.value)
+
+
+def test_an_editors_byte_order_mark_is_read(tmp_path: Path) -> None:
+    small_csv(tmp_path)
+    path = env_file(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert [s.id for s in register_env_file(path)] == ["Mine-ToM-v0"]

@@ -167,15 +167,16 @@ def warn_process_only(env_ids: Sequence[str]) -> None:
     """Say (stderr) which envs were registered in this process only (``items=`` or
     ``generator=`` from a script, not by a plugin or an env file): a trainer's reward workers,
     other processes, do not know them and score every row at the minimum."""
-    from tomgym.env_files import ENV_FILE_ENVS
+    from tomgym.env_files import env_file_of
     from tomgym.plugins import PLUGIN_ENVS
     from tomgym.registry import ITEMS_ENTRY_POINT
 
-    shared = PLUGIN_ENVS | set(ENV_FILE_ENVS)
     local = [
         env_id
         for env_id in env_ids
-        if get_spec(env_id).entry_point == ITEMS_ENTRY_POINT and env_id not in shared
+        if get_spec(env_id).entry_point == ITEMS_ENTRY_POINT
+        and env_id not in PLUGIN_ENVS
+        and env_file_of(env_id) is None
     ]
     if local:
         print(
