@@ -8,10 +8,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tomgym.cli_args import non_negative_int, output_path, positive_float
-from tomgym.registry import ToMEnvSpec
+
+if TYPE_CHECKING:
+    from tomgym.env_files import EnvFileEntry
+    from tomgym.registry import ToMEnvSpec
 
 SPLIT_DATASETS = ("exploretom-structured", "exploretom-infilled")
 
@@ -153,22 +156,14 @@ def cmd_register(args: argparse.Namespace) -> int:
         "question_type": args.question_type,
         "split": args.split,
     }
-    if args.save:
-        _check_save_target(args)
+    previous = _check_save_target(args) if args.save else None
+    settings = _settings(args, previous)
     if any(spec.id == args.id for spec in tomgym.list_envs()):  # overwrite= is for Python
         _id_taken(args)
     # A DataFileError (every bad row) reaches main(): "tomgym register: error: ...", exit 2.
-    spec = register_from_file(
-        args.file,
-        args.id,
-        family=args.family,
-        usage=args.usage,
-        held_out=args.held_out,
-        candidates_sep=args.sep,
-        **mapping,
-    )
+    spec = register_from_file(args.file, args.id, **settings, **mapping)
     print(json.dumps(spec.model_dump(), indent=2, default=str))
-    saved = _save_env_file(args, mapping, spec) if args.save else None
+    saved = _save_env_file(args, mapping, settings, spec, previous) if args.save else None
     if args.show:
         env = tomgym.make(spec.id)
         for index in range(min(args.show, spec.size or 0)):
@@ -193,19 +188,60 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_save_target(args: argparse.Namespace) -> None:
+REGISTER_DEFAULTS = {"family": "custom", "usage": "train", "held_out": False, "sep": "|"}
+"""What ``register`` registers with where an option is not given (and no env file is being
+updated)."""
+
+
+def _settings(args: argparse.Namespace, previous: EnvFileEntry | None) -> dict[str, Any]:
+    """register_from_file's settings: each option as given, else (updating an env file) the
+    file's own, else the default; so an update never drops a usage of eval-only or a
+    description it was not told about."""
+    kept = (
+        {}
+        if previous is None
+        else {
+            "family": previous.family,
+            "usage": previous.usage,
+            "held_out": previous.held_out,
+            "sep": previous.candidates_sep,
+        }
+    )
+    chosen = {
+        key: value if value is not None else kept.get(key, REGISTER_DEFAULTS[key])
+        for key, value in [
+            ("family", args.family),
+            ("usage", args.usage),
+            ("held_out", args.held_out),
+            ("sep", args.sep),
+        ]
+    }
+    settings = {
+        "family": chosen["family"],
+        "usage": chosen["usage"],
+        "held_out": chosen["held_out"],
+        "candidates_sep": chosen["sep"],
+    }
+    if previous is not None and previous.description is not None:
+        settings["description"] = previous.description
+    return settings
+
+
+def _check_save_target(args: argparse.Namespace) -> EnvFileEntry | None:
     """Refuse, before any work, a --save that would overwrite something else: the data file
     itself, a folder, or a file that is not this env's env file (a hand-written one listing
-    several envs included). Rewriting this env's own env file (an update) is allowed."""
-    from tomgym.env_files import EnvFileError, read_env_file
+    several envs included). Rewriting this env's own env file (an update) is allowed: its
+    entry is returned."""
+    from tomgym.env_files import EnvFileError, check_separator_free, read_env_file
 
     target = Path(args.save).expanduser()
+    check_separator_free(os.path.abspath(target))  # --env-file could not take it
     if target.is_dir():
         raise ValueError(f"--save {args.save} is a folder: give the env file's name in it")
     if target.suffix.lower() != ".json":
         raise ValueError(f"--save {args.save}: an env file is JSON: give a name ending in .json")
     if not target.exists():
-        return
+        return None
     if target.resolve() == Path(args.file).expanduser().resolve():
         raise ValueError(f"--save {args.save} is the data file itself: give another name")
     try:
@@ -217,6 +253,7 @@ def _check_save_target(args: argparse.Namespace) -> None:
             f"--save {args.save} exists and is not the env file of {args.id} alone, so "
             "writing it would lose what it holds: remove it or give another name"
         )
+    return entries[0]
 
 
 def _id_taken(args: argparse.Namespace) -> None:
@@ -233,10 +270,17 @@ def _id_taken(args: argparse.Namespace) -> None:
     raise ValueError(f"{args.id} is already registered {by}; choose another --id")
 
 
-def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any], spec: ToMEnvSpec) -> Path:
+def _save_env_file(
+    args: argparse.Namespace,
+    mapping: dict[str, Any],
+    settings: dict[str, Any],
+    spec: ToMEnvSpec,
+    previous: EnvFileEntry | None,
+) -> Path:
     """The env file of this registration. Its data path is relative where the data lies in
     the env file's folder or below (the two move together), else absolute (the env file may
-    move alone); a link is kept as given (``latest.csv``), not followed to its target."""
+    move alone); a link is kept as given (``latest.csv``), not followed to its target. An
+    update says which fields it changed."""
     from tomgym.env_files import EnvFileEntry, record_written, write_env_file
 
     target = Path(args.save).expanduser()
@@ -248,14 +292,15 @@ def _save_env_file(args: argparse.Namespace, mapping: dict[str, Any], spec: ToME
             "id": args.id,
             "data": Path(written).as_posix(),
             "columns": {field: column for field, column in mapping.items() if column},
-            "candidates_sep": args.sep,
-            "family": args.family,
-            "usage": args.usage,
-            "held_out": args.held_out,
+            **settings,
         }
     )
+    if previous is not None:
+        old, new = previous.model_dump(), entry.model_dump()
+        changed = [f"{k}: {old[k]!r} -> {new[k]!r}" for k in new if old[k] != new[k]]
+        print(f"updating {target}: " + ("; ".join(changed) if changed else "nothing changed"))
     written_at = write_env_file(target, entry)
-    record_written(written_at, [spec])
+    record_written(written_at, data, spec)
     return written_at
 
 
@@ -310,10 +355,16 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     for field in ("candidates", "order", "aliases", "answer-type", "question-type", "split"):
         p.add_argument(f"--{field}", default=None, metavar="COL", help=f"{field} column")
     p.add_argument("--id-column", default=None, metavar="COL", help="item id column")
-    p.add_argument("--sep", default="|", help="separator of CSV list columns (default |)")
-    p.add_argument("--family", default="custom")
-    p.add_argument("--usage", choices=("train", "eval-only"), default="train")
-    p.add_argument("--held-out", action="store_true")
+    # None where not given: an update (--save onto the env's own env file) keeps the file's
+    p.add_argument("--sep", default=None, help="separator of CSV list columns (default |)")
+    p.add_argument("--family", default=None, help="the env's family (default custom)")
+    p.add_argument("--usage", choices=("train", "eval-only"), default=None, help="(default train)")
+    p.add_argument(
+        "--held-out",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="held out from training (default: no)",
+    )
     p.add_argument(
         "--show", type=non_negative_int, default=0, metavar="N", help="print the first N prompts"
     )

@@ -119,8 +119,10 @@ def _problems(exc: ValidationError, prefix: str) -> list[str]:
     for error in exc.errors():
         loc = [str(p) for p in error["loc"] if p != "[key]"]
         where = prefix + ".".join(loc)
-        message = str(error["msg"])
-        if error["type"] == "extra_forbidden":
+        message = f"{error['msg']} (got {json.dumps(error.get('input'), default=str)[:60]})"
+        if error["type"] == "missing":
+            message = str(error["msg"])
+        elif error["type"] == "extra_forbidden":
             message = _unknown(loc[-1], list(EnvFileEntry.model_fields), "a field of an env file")
         elif loc[:1] == ["columns"] and "[key]" in error["loc"]:
             message = _unknown(loc[-1], list(COLUMN_FIELDS), "an item field a column can fill")
@@ -178,15 +180,22 @@ def read_env_file(path: str | Path) -> list[EnvFileEntry]:
 
 @dataclass(frozen=True)
 class _Registered:
-    """What registering one env file did: the file's stamp then and the specs it made."""
+    """What registering one env file did: the specs it made, from the files it read (the env
+    file and its data files) as they were then."""
 
-    stamp: tuple[int, int]
+    files: tuple[Path, ...]
+    stamps: tuple[tuple[int, int] | None, ...]
     specs: tuple[ToMEnvSpec, ...]
 
-    def current(self, stamp: tuple[int, int]) -> bool:
-        """Whether the file is unchanged and every spec it made is still the registered one."""
+    @classmethod
+    def of(cls, files: list[Path], specs: list[ToMEnvSpec]) -> _Registered:
+        return cls(tuple(files), tuple(_stamp(f) for f in files), tuple(specs))
+
+    def current(self) -> bool:
+        """Whether no file it read has changed and every spec it made is still registered."""
         registered = {spec.id: spec for spec in list_envs()}
-        return stamp == self.stamp and all(registered.get(s.id) is s for s in self.specs)
+        unchanged = tuple(_stamp(f) for f in self.files) == self.stamps
+        return unchanged and all(registered.get(s.id) is s for s in self.specs)
 
 
 def env_file_of(env_id: str) -> Path | None:
@@ -199,48 +208,57 @@ def env_file_of(env_id: str) -> Path | None:
     return None
 
 
-def _stamp(file: Path) -> tuple[int, int]:
-    stat = file.stat()
+def _stamp(file: Path) -> tuple[int, int] | None:
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
     return stat.st_mtime_ns, stat.st_size
+
+
+def _absolute(path: str | Path) -> Path:
+    """The path made absolute without following links: a linked env file reads its data
+    from the link's own folder, as the path given shows it."""
+    text = str(path)
+    if not text.strip():
+        raise EnvFileError("env file '': the path is empty (an unset shell variable?)")
+    return Path(os.path.abspath(Path(text).expanduser()))
 
 
 def register_env_file(path: str | Path) -> list[ToMEnvSpec]:
     """Register every env an env file describes, all or none (a bad one undoes the others).
 
-    An env file already registered in this process, unchanged, is not read again: its specs
-    are returned. One changed since (a notebook editing it), or whose envs were removed or
-    replaced, is registered again in place of its earlier envs.
+    An env file already registered in this process is not read again while neither it nor
+    its data files have changed: its specs are returned. One changed since (a notebook
+    editing it or its data), or whose envs were removed or replaced, is registered again in
+    place of its earlier envs.
     Raises :class:`EnvFileError` naming the env file (and the env, for its data file's
     problems) or :class:`tomgym.datafile.DataFileError` (every bad row of a data file)."""
-    given = Path(os.path.abspath(Path(path).expanduser()))  # a link's own folder, as shown
-    if not given.is_file():
-        read_env_file(given)  # its own message: no such file, or not a file
-    key = given.resolve()
-    stamp = _stamp(given)
-    earlier = _LOADED.get(key)
-    if earlier is not None and earlier.current(stamp):
+    given = _absolute(path)
+    earlier = _LOADED.get(given)
+    if earlier is not None and earlier.current():
         return list(earlier.specs)
     entries = read_env_file(given)
     state = registry_state()
     try:
         if earlier is not None:  # its envs give way to the file as it is now
             for spec in earlier.specs:
-                if env_file_of(spec.id) == key:
+                if env_file_of(spec.id) == given:
                     unregister_tom_env(spec.id)
         specs = [_register_entry(given, entry) for entry in entries]
     except BaseException:
         restore_registry(state)
         raise
-    _LOADED[key] = _Registered(stamp, tuple(specs))
+    _LOADED[given] = _Registered.of([given, *(e.data_path(given) for e in entries)], specs)
     return specs
 
 
-def record_written(path: str | Path, specs: list[ToMEnvSpec]) -> None:
-    """Record ``specs``, registered from a data file, as the registration of the env file just
-    written for them at ``path`` (``tomgym register --save``): the process then holds that
-    env file's envs, as a process given it would."""
-    file = Path(os.path.abspath(Path(path).expanduser()))
-    _LOADED[file.resolve()] = _Registered(_stamp(file), tuple(specs))
+def record_written(path: str | Path, data: Path, spec: ToMEnvSpec) -> None:
+    """Record ``spec``, registered from the data file ``data``, as the registration of the
+    env file just written for it at ``path`` (``tomgym register --save``): the process then
+    holds that env file's env, as a process given it would."""
+    file = _absolute(path)
+    _LOADED[file] = _Registered.of([file, data], [spec])
 
 
 def _register_entry(file: Path, entry: EnvFileEntry) -> ToMEnvSpec:
@@ -254,9 +272,10 @@ def _register_entry(file: Path, entry: EnvFileEntry) -> ToMEnvSpec:
         raise EnvFileError(f"{where}: the ID is already registered {by}; choose another id")
     data = entry.data_path(file)
     if not data.is_file():
+        what = "is a folder, not a data file" if data.is_dir() else "no such file"
         raise EnvFileError(
-            f"{where}: data {entry.data!r}: no such file ({data}; a relative path is read from "
-            "the env file's folder)"
+            f"{where}: data {entry.data!r}: {what} ({data}; a relative path is read from the "
+            "env file's folder)"
         )
     extra: dict[str, Any] = {}
     if entry.description is not None:
@@ -317,21 +336,28 @@ def load_env_files_from_environment() -> list[str]:
 
 
 def use_env_files(paths: list[str]) -> list[ToMEnvSpec]:
-    """Register each env file (errors raised) and add it to ``$TOMGYM_ENV_FILES``, as an
-    absolute path, so that the processes this one starts register it too."""
+    """Register each env file (errors raised) and add it to ``$TOMGYM_ENV_FILES``, every
+    entry there made absolute, so that the processes this one starts (in another working
+    folder too) register it."""
     specs: list[ToMEnvSpec] = []
-    listed = env_files_in_environment()
+    listed = [str(_absolute(p)) for p in env_files_in_environment()]
     for path in paths:
-        absolute = os.path.abspath(Path(path).expanduser())
-        if os.pathsep in absolute:  # the variable's separator: a worker would split it
-            raise EnvFileError(
-                f"env file {absolute}: its path holds {os.pathsep!r}, which separates the paths "
-                f"of ${ENV_FILES_VAR}, so the processes this command starts could not read it; "
-                "move or link it to a path without one"
-            )
+        absolute = str(_absolute(path))
+        check_separator_free(absolute)
         specs += register_env_file(absolute)
-        if all(Path(p).resolve() != Path(absolute).resolve() for p in listed):
+        if absolute not in listed:
             listed.append(absolute)
     if listed:
         os.environ[ENV_FILES_VAR] = os.pathsep.join(listed)
     return specs
+
+
+def check_separator_free(path: str) -> None:
+    """Refuse an env file path holding ``os.pathsep``, which separates the paths of
+    ``$TOMGYM_ENV_FILES``: the processes a command starts would split it."""
+    if os.pathsep in path:
+        raise EnvFileError(
+            f"env file {path}: its path holds {os.pathsep!r}, which separates the paths of "
+            f"${ENV_FILES_VAR}, so the processes a command starts could not read it; move or "
+            "link it to a path without one"
+        )

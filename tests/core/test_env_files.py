@@ -91,7 +91,7 @@ def test_register_save_writes_an_env_file_that_eval_takes(
     assert f"--env-file {saved}" in out
     written = json.loads(saved.read_text(encoding="utf-8"))
     # the data lies outside the env file's folder: written absolute, so the file may move
-    assert written["data"] == str(data.resolve())
+    assert written["data"] == os.path.abspath(data)  # as given: a link is not followed
     assert written["columns"] == {
         "story": "story_structure",
         "question": "question",
@@ -422,3 +422,63 @@ def test_an_editors_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = env_file(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert [s.id for s in register_env_file(path)] == ["Mine-ToM-v0"]
+
+
+def test_an_update_keeps_the_settings_it_is_not_given_and_says_what_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: re-saving an eval-only env file without --usage made it trainable (and
+    dropped its family, held_out and description)."""
+    data = small_csv(tmp_path)
+    path = env_file(
+        tmp_path, usage="eval-only", held_out=True, family="mine", description="licensed"
+    )
+    assert cli(["--env-file", str(path), *register_argv(data), "--save", str(path)]) == 0
+    (kept,) = read_env_file(path)
+    assert (kept.usage, kept.held_out, kept.family, kept.description) == (
+        "eval-only",
+        True,
+        "mine",
+        "licensed",
+    )
+    assert f"updating {path}: nothing changed" in capsys.readouterr().out
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    argv = [*register_argv(data), "--usage", "train", "--no-held-out", "--save", str(path)]
+    assert cli(argv) == 0
+    assert "usage: 'eval-only' -> 'train'; held_out: True -> False" in capsys.readouterr().out
+    (changed,) = read_env_file(path)
+    assert (changed.usage, changed.held_out, changed.family) == ("train", False, "mine")
+
+
+def test_an_edited_data_file_registers_again(tmp_path: Path) -> None:
+    """Red team (a notebook): a row added to the data file was not seen, only the env file's
+    own changes were."""
+    data = small_csv(tmp_path)
+    path = env_file(tmp_path)
+    assert register_env_file(path)[0].size == 2
+    with data.open("a", encoding="utf-8") as out:
+        out.write('"Eve put the cup in the tub. Eve left.",Where is the cup?,tub,tub|sink\n')
+    assert register_env_file(path)[0].size == 3
+
+
+def test_the_variable_is_rewritten_with_absolute_paths_and_links_are_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: a relative entry already in the variable stayed relative (a worker in
+    another folder missed it); two links to one env file served the first link's data."""
+    env_file(tmp_path).rename(tmp_path / "shared.json")  # data: mine.csv beside each link
+    for name, rows in (("one", 1), ("two", 2)):
+        folder = tmp_path / name
+        small_csv(folder)
+        lines = (folder / "mine.csv").read_text(encoding="utf-8").splitlines()
+        (folder / "mine.csv").write_text("\n".join(lines[: rows + 1]) + "\n", encoding="utf-8")
+        (folder / "mine.json").symlink_to(tmp_path / "shared.json")
+    monkeypatch.chdir(tmp_path)
+    os.environ[ENV_FILES_VAR] = "one/mine.json"
+    (spec,) = use_env_files(["one/mine.json"])
+    assert spec.size == 1
+    assert os.environ[ENV_FILES_VAR] == str(tmp_path / "one" / "mine.json")
+    with pytest.raises(EnvFileError, match="already registered by the env file"):
+        use_env_files(["two/mine.json"])  # the same ID from other data: not the first's
+    with pytest.raises(EnvFileError, match="the path is empty"):
+        use_env_files([""])

@@ -143,13 +143,10 @@ def _use_env_files(suite: Suite, folder: Path | None, where: str) -> None:
     """Register the suite's env files (and hand them to the workers a run starts)."""
     if not suite.env_files:
         return
-    from tomgym.datafile import DataFileError
     from tomgym.env_files import use_env_files
 
     paths = [str(folder / Path(f).expanduser()) if folder else f for f in suite.env_files]
     try:
         use_env_files(paths)
-    except DataFileError:
-        raise
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # DataFileError's rows too, each on its line
         raise SuiteError(f"{where}: env_files: {exc}") from None
