@@ -36,6 +36,7 @@ from pydantic import (
     field_validator,
 )
 
+from tomgym.datafile import FIELDS
 from tomgym.registry import (
     ToMEnvSpec,
     list_envs,
@@ -46,36 +47,10 @@ from tomgym.registry import (
 
 ENV_FILES_VAR = "TOMGYM_ENV_FILES"
 """Env files to register at ``import tomgym``, separated by ``os.pathsep``."""
-COLUMN_FIELDS = (
-    "id",
-    "story",
-    "question",
-    "answer",
-    "candidates",
-    "order",
-    "answer_type",
-    "aliases",
-    "question_type",
-    "split",
-)
-"""Item fields a column can fill (tomgym.datafile.FIELDS, which the tests keep equal)."""
 
 logger = logging.getLogger(__name__)
 _LOADED: dict[Path, _Registered] = {}
-"""A registered env file (resolved) -> what registering it did."""
-
-ColumnField = Literal[
-    "id",
-    "story",
-    "question",
-    "answer",
-    "candidates",
-    "order",
-    "answer_type",
-    "aliases",
-    "question_type",
-    "split",
-]
+"""A registered env file (absolute, links not followed) -> what registering it did."""
 
 
 class EnvFileError(ValueError):
@@ -90,7 +65,7 @@ class EnvFileEntry(BaseModel):
     tomgym_env_file: Literal[1] = Field(default=1, description="The format's version.")
     id: str = Field(description="The env ID, e.g. MyToM-v0.")
     data: str = Field(description="The JSONL, CSV or parquet file; relative: to the env file.")
-    columns: dict[ColumnField, str] = Field(
+    columns: dict[str, str] = Field(
         default_factory=dict, description="Item field -> the data's column (default: its name)."
     )
     candidates_sep: str = Field(default="|", description="Separator of CSV list cells.")
@@ -106,6 +81,15 @@ class EnvFileEntry(BaseModel):
             raise ValueError("is empty")
         return value
 
+    @field_validator("columns")
+    @classmethod
+    def _item_fields(cls, columns: dict[str, str]) -> dict[str, str]:
+        for name in columns:
+            if name not in FIELDS:
+                what = "an item field a column can fill"
+                raise ValueError(f"{name!r} {_unknown(name, list(FIELDS), what)}")
+        return columns
+
     def data_path(self, env_file: Path) -> Path:
         """The data file, a relative path read from the env file's folder."""
         data = Path(self.data).expanduser()
@@ -114,18 +98,16 @@ class EnvFileEntry(BaseModel):
 
 def _problems(exc: ValidationError, prefix: str) -> list[str]:
     """Pydantic's errors as "field: problem" parts, the field written as a path
-    (``columns.stroy``), with a close spelling where a name is unknown."""
+    (``[1].usage``), with a close spelling where a name is unknown."""
     parts = []
     for error in exc.errors():
-        loc = [str(p) for p in error["loc"] if p != "[key]"]
+        loc = [str(p) for p in error["loc"]]
         where = prefix + ".".join(loc)
         message = f"{error['msg']} (got {json.dumps(error.get('input'), default=str)[:60]})"
         if error["type"] == "missing":
             message = str(error["msg"])
         elif error["type"] == "extra_forbidden":
             message = _unknown(loc[-1], list(EnvFileEntry.model_fields), "a field of an env file")
-        elif loc[:1] == ["columns"] and "[key]" in error["loc"]:
-            message = _unknown(loc[-1], list(COLUMN_FIELDS), "an item field a column can fill")
         parts.append(f"{where or 'the document'}: {message}")
     return parts
 

@@ -14,7 +14,7 @@ import pytest
 
 import tomgym
 from tomgym import env_files
-from tomgym.datafile import FIELDS, DataFileError
+from tomgym.datafile import DataFileError
 from tomgym.env_files import (
     ENV_FILES_VAR,
     EnvFileError,
@@ -72,10 +72,6 @@ def env_file(folder: Path, **fields: object) -> Path:
     path = folder / "mine.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     return path
-
-
-def test_columns_are_the_data_files_fields() -> None:
-    assert env_files.COLUMN_FIELDS == FIELDS
 
 
 def test_register_save_writes_an_env_file_that_eval_takes(
