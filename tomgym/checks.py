@@ -21,8 +21,10 @@ MEGABYTE = 1_000_000
 
 
 def _glued(gold: str) -> str:
-    """The gold as one word: spaces as underscores, no punctuation at either end."""
-    return re.sub(r"^[\W_]+|[\W_]+$", "", gold).replace(" ", "_")
+    """The gold as one word: its letters and digits only ("the trash can" -> "thetrashcan").
+    Spaces as underscores were no glue: the judge reads ``_`` as a space, so "xthe_trash_canx"
+    held the whole word "trash", which names the trash can (a household synonym)."""
+    return re.sub(r"[\W_]+", "", gold)
 
 
 def adversarial_responses(item: ToMItem) -> dict[str, str]:
@@ -49,7 +51,7 @@ def adversarial_responses(item: ToMItem) -> dict[str, str]:
         "think_inside_answer": f"<answer><think>{gold}</think></answer>",
         "unclosed_answer": f"<think>x</think><answer>{gold}",
         "reversed_tags": f"<think>x</think></answer>{gold}<answer>",
-        # glued to the gold's first and last letters (a quoted gold's quotes would split it)
+        # the gold's letters glued into one word with letters either side
         "gold_inside_word": f"<think>x</think><answer>x{_glued(gold)}x</answer>",
         "no_tags": gold,
         "megabyte_of_candidates": "<think>"

@@ -165,6 +165,26 @@ def test_a_household_synonym_names_the_fine_location(items):
     assert judged > 500
 
 
+def test_no_trick_passes_on_a_fine_location_with_a_household_synonym(items):
+    """`tomgym check ToM-OpenToM-FineLoc-v0` failed on item 4 (and 31 of the first 300): its
+    gold-inside-a-word trick glued "the trash can" with underscores, which the judge reads as
+    spaces, so "xthe_trash_canx" held the word "trash", a synonym the judge rightly credits.
+    The trick glues the gold's letters into one word now, and every trick fails on these
+    items."""
+    from tomgym.checks import adversarial_responses
+
+    synonyms = ("trash", "garbage", "fridge", "refrigerator")
+    household = [
+        it
+        for it in items
+        if it.answer_type == "text" and it.candidates and any(w in it.answer for w in synonyms)
+    ][:60]
+    assert len(household) == 60
+    for item in household:
+        for trick, response in adversarial_responses(item).items():
+            assert not score_response(response, item).correct, (item.id, trick, response)
+
+
 def test_closed_labels_said_another_way_are_credited_for_their_label_only(items):
     """Red team C: "It stays the same" and "neither more nor less full" for "equally full",
     "fuller" for "more full", "neither positive nor negative" for "neutral" were refused on
