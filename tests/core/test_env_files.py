@@ -107,6 +107,46 @@ def test_register_save_writes_an_env_file_that_eval_takes(
     assert len((out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 4
 
 
+def as_in_a_new_process() -> None:
+    """Forget every env file, as a new process started without --env-file would."""
+    for done in env_files._LOADED.values():
+        for spec in done.specs:
+            tomgym.unregister_tom_env(spec.id)
+    env_files._LOADED.clear()
+    os.environ.pop(ENV_FILES_VAR, None)
+
+
+def test_a_rerun_or_a_board_without_env_file_registers_the_env_file_the_run_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A resume without --env-file failed on the unknown ID (the run's metadata did not say
+    where its env came from): the plan records the env file, and a rerun on the directory,
+    or a leaderboard of it, registers it from there, saying so; one gone is said too."""
+    small_csv(tmp_path)
+    saved = env_file(tmp_path)
+    out_dir = tmp_path / "run"
+    run = ["eval", "--env", "Mine-ToM-v0", "--agent", "heuristic:first", "--n", "2"]
+    assert cli(["--env-file", str(saved), *run, "--out", str(out_dir), "--n", "1"]) == 0
+    metadata = json.loads((out_dir / "metadata.json").read_text(encoding="utf-8"))
+    assert metadata["envs"][0]["env_file"] == str(saved)
+    as_in_a_new_process()
+    assert cli([*run, "--out", str(out_dir)]) == 0  # resumes, and asks the second item
+    err = capsys.readouterr().err
+    assert f"registered Mine-ToM-v0 from {saved}, the env file the run in {out_dir}" in err
+    assert len((out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+    as_in_a_new_process()
+    board = tmp_path / "board"
+    assert cli(["leaderboard", str(out_dir), "--out", str(board)]) == 0
+    assert "registered Mine-ToM-v0" in capsys.readouterr().err
+    assert "could not be made here" not in (board / "leaderboard.md").read_text(encoding="utf-8")
+    as_in_a_new_process()
+    saved.unlink()
+    assert cli([*run, "--out", str(out_dir)]) == 2
+    err = capsys.readouterr().err
+    assert f"registered Mine-ToM-v0 from the env file {saved}, which cannot be" in err
+    assert "--env-file" in err  # and the unknown ID says how to give it
+
+
 def test_a_relative_data_path_is_read_from_the_env_files_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -146,13 +146,14 @@ def judge_run_again(
     resumed run would (:func:`judged_again`), without changing any file: a leaderboard of
     directories then counts one judge's verdicts whatever tomgym wrote each run. ``envs``
     caches the envs made, by ID and kwargs, across the runs of one board."""
-    from tomgym.eval.resume import best_records, changed_keys
+    from tomgym.eval.resume import best_records, changed_keys, register_recorded_env_files
     from tomgym.eval.store import ResultsStore
 
     envs = {} if envs is None else envs
     best = best_records(ResultsStore(directory).load(repair=False))
     done = {key for key, record in best.items() if not record.failed}
     now = JudgedNow()
+    register_recorded_env_files(directory, metadata)
     for plan in metadata.envs:
         try:
             target = _target_of(plan, envs)

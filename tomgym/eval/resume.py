@@ -62,6 +62,41 @@ def _git(*args: str) -> str:
     return out.stdout.strip() if out.returncode == 0 else ""
 
 
+def register_recorded_env_files(directory: Path, metadata: RunMetadata) -> list[str]:
+    """Register, from the env file the run recorded, each env of ``metadata`` that is not
+    registered now (a rerun or a board without ``--env-file``), saying so on stderr; an env
+    file that cannot be read now is said too, and left to the unknown-ID error that follows.
+    Returns the env IDs registered."""
+    from tomgym.env_files import EnvFileError, use_env_files
+    from tomgym.registry import get_spec
+
+    registered: list[str] = []
+    for plan in [*metadata.envs, *metadata.stored_envs]:
+        if plan.env_file is None or plan.env_id in registered:
+            continue
+        try:
+            get_spec(plan.env_id)
+            continue
+        except KeyError:
+            pass
+        try:
+            specs = use_env_files([plan.env_file])
+        except (EnvFileError, OSError) as exc:
+            print(
+                f"tomgym: note: the run in {directory} registered {plan.env_id} from the env "
+                f"file {plan.env_file}, which cannot be registered now: {exc}",
+                file=sys.stderr,
+            )
+            continue
+        print(
+            f"tomgym: note: registered {plan.env_id} from {plan.env_file}, the env file the "
+            f"run in {directory} recorded (--env-file was not given)",
+            file=sys.stderr,
+        )
+        registered += [spec.id for spec in specs]
+    return registered
+
+
 def keep_stored_split(target: EnvTarget, old: RunMetadata) -> EnvTarget:
     """``target`` as the directory's run made it, when the two differ only in a split that
     this command did not ask for.

@@ -39,6 +39,7 @@ from tomgym.eval.resume import (
     precision_conflict,
     prepare_out,
     prompt_files_fingerprint,
+    register_recorded_env_files,
     revision_conflict,
     stored_plans,
 )
@@ -168,6 +169,9 @@ def evaluate(
     split_given = split is not None
     if suite is None and split is None:
         split = DEFAULT_SPLIT
+    recorded = read_metadata(out) if Path(out).is_dir() else None
+    if recorded is not None:  # a rerun without --env-file: the env files the run recorded
+        register_recorded_env_files(Path(out), recorded)
     targets, suite_name, suite_seed = resolve_targets(
         envs,
         suite,

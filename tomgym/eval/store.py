@@ -156,6 +156,11 @@ class EnvPlan(BaseModel):
         description="Whether the kwargs make the env serve other items than its ID (None: "
         "recorded by an older tomgym); a kwarg at its default (vocab_split='train') does not.",
     )
+    env_file: str | None = Field(
+        default=None,
+        description="The env file (absolute path) the env was registered from, if any: a rerun "
+        "or a board of the directory registers it from there when it is not registered.",
+    )
 
     def indices(self) -> list[int]:
         return planned_indices(self.items, self.n, self.size)

@@ -39,7 +39,11 @@ class EnvTarget:
     """Whether its kwargs make it serve other items than its ID (``_changes_distribution``)."""
 
     def plan(self) -> EnvPlan:
+        from tomgym.env_files import env_file_of
+
+        env_file = env_file_of(self.env_id)
         return EnvPlan(
+            env_file=None if env_file is None else str(env_file),
             env_id=self.env_id,
             label=self.label,
             changes_items=self.changes_items,
