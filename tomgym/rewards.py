@@ -177,18 +177,25 @@ def without_struck_tags(answer: str) -> str:
     return "".join(parts)
 
 
+_TAKEN_BACK = (
+    r"scratch that|just kidding|never ?mind|i take (?:that|it) back|"
+    r"(?:that|this|it)(?:'s|’s| is| was) (?:probably |surely |definitely )?"
+    r"(?:wrong|incorrect|not right)|"
+    r"i(?:'m|’m| am) (?:probably |surely |definitely )?(?:wrong|mistaken)"
+)
+"""What takes an answer back at its end, whatever the answer type."""
+
 _RETRACTED_AT_END = re.compile(
-    r"[.,;:!?(\-–—]\s*(?:wait[,.!]?\s*)?(?:actually[,.!]?\s*)?"
-    r"(?:no|nope|not|scratch that|just kidding|never ?mind|i take (?:that|it) back|"
-    r"(?:that|this|it)(?:'s|’s| is) (?:wrong|incorrect|not right))\W*$",
+    r"[.,;:!?(\-–—]\s*(?:but\s+|though\s+|although\s+)?(?:wait[,.!]?\s*)?"
+    rf"(?:actually[,.!]?\s*)?(?:no|nope|not|not really|{_TAKEN_BACK})\W*$",
     re.IGNORECASE,
 )
 """An answer that takes itself back at its end ("box. Wait, no.", "box (just kidding)", "box.
-Scratch that.", "box, I take that back"): it answers nothing (reward red team)."""
+Scratch that.", "box, I take that back", "box, but that is wrong", "box (not really)", "box,
+though I'm probably mistaken"): it answers nothing (reward red team)."""
 
 _RETRACTED_AT_END_YES_NO = re.compile(
-    r"[.,;:!?(\-–—]\s*(?:scratch that|just kidding|never ?mind|i take (?:that|it) back|"
-    r"(?:that|this|it)(?:'s|’s| is) (?:wrong|incorrect|not right))\W*$",
+    rf"[.,;:!?(\-–—]\s*(?:but\s+|though\s+|although\s+)?(?:{_TAKEN_BACK})\W*$",
     re.IGNORECASE,
 )
 """The same for a yes/no answer, without the bare "no" ("No. Wait, no." says no twice)."""

@@ -243,6 +243,10 @@ def test_an_everyday_last_word_names_no_candidate(
         ("box, I take that back", False),
         ("box. Never mind.", False),
         ("box. Actually, that's wrong.", False),
+        ("box, but that is wrong", False),
+        ("box (not really)", False),
+        ("box, though I'm probably mistaken.", False),
+        ("box. It was incorrect.", False),
         ("Wrong answer: box", False),
         ("False: box", False),
         ("Not: box", False),
@@ -255,6 +259,8 @@ def test_an_everyday_last_word_names_no_candidate(
         ("No doubt: box", True),
         ("It is in the box, not anywhere else.", True),
         ("box - not the drawer", True),
+        ("box, but not really sure", True),
+        ("box, though the drawer is wrong", True),
         ("<s>drawer</s> box", True),
     ],
 )
@@ -273,9 +279,11 @@ def test_a_yes_no_answer_taken_back_is_not_credited() -> None:
                    answer_type="yes_no")  # fmt: skip
     assert not judge_answer("Yes. Just kidding.", item)[0]
     assert not judge_answer("Yes, I take that back", item)[0]
+    assert not judge_answer("Yes, but I am probably wrong.", item)[0]
     assert judge_answer("Yes.", item)[0]
     no = item.model_copy(update={"answer": "no"})
     assert judge_answer("No. Wait, no.", no)[0]  # said twice, not taken back
+    assert judge_answer("No, not really.", no)[0]
 
 
 def test_an_answer_inside_the_think_part_or_text_after_the_answer_is_not_the_format() -> None:
