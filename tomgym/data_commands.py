@@ -246,8 +246,11 @@ def _check_save_target(args: argparse.Namespace) -> EnvFileEntry | None:
         raise ValueError(f"--save {args.save} is the data file itself: give another name")
     try:
         entries = read_env_file(target)
-    except EnvFileError:
-        entries = []
+    except EnvFileError as exc:  # a broken env file may be hand-written work: not overwritten
+        raise ValueError(
+            f"--save {args.save} exists and is not a valid env file, so writing it could lose "
+            f"what it holds: fix or remove it, or give another name ({exc})"
+        ) from None
     if [e.id for e in entries] != [args.id]:
         raise ValueError(
             f"--save {args.save} exists and is not the env file of {args.id} alone, so "

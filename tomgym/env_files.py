@@ -112,6 +112,14 @@ def _problems(exc: ValidationError, prefix: str) -> list[str]:
     return parts
 
 
+def _entry_label(number: int, entry: dict[str, Any]) -> str:
+    """How an error names an entry of a list: its index, and its ID where it has one
+    (``[1] (MyToM-v0).``)."""
+    env_id = entry.get("id")
+    named = f" ({env_id})" if isinstance(env_id, str) and env_id.strip() else ""
+    return f"[{number}]{named}."
+
+
 def _unknown(name: str, known: list[str], what: str) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -149,7 +157,7 @@ def read_env_file(path: str | Path) -> list[EnvFileEntry]:
         try:
             read.append(EnvFileEntry.model_validate(entry))
         except ValidationError as exc:
-            problems += _problems(exc, f"[{number}]." if listed else "")
+            problems += _problems(exc, _entry_label(number, entry) if listed else "")
     if problems:
         listed_problems = "".join(f"\n  - {p}" for p in problems)
         raise EnvFileError(f"env file {file}: {len(problems)} problem(s):{listed_problems}")

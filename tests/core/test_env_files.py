@@ -221,7 +221,8 @@ def test_every_process_started_with_the_variable_makes_the_env(tmp_path: Path) -
             '[{"id": "X-v0", "data": "a.csv"}, {"id": "X-v0", "data": "b.csv"}]',
             "names X-v0 more than once",
         ),
-        ('[{"id": "X-v0", "data": "a.csv"}, {"id": "Y-v0"}]', "[1].data: Field required"),
+        ('[{"id": "X-v0", "data": "a.csv"}, {"id": "Y-v0"}]', "[1] (Y-v0).data: Field required"),
+        ('[{"id": "X-v0", "data": "a.csv"}, {"data": "b.csv"}]', "[1].id: Field required"),
     ],
 )
 def test_a_bad_env_file_is_refused_naming_the_file_and_field(
@@ -382,6 +383,12 @@ def test_register_save_never_overwrites_what_is_not_this_envs_env_file(
     assert "B-v0" in several.read_text()
     assert cli([*register_argv(data), "--save", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"  # a hand edit gone wrong: said why, and kept
+    broken.write_text('{"id": "Mine-ToM-v0", "data": "mine.csv",', encoding="utf-8")
+    assert cli([*register_argv(data), "--save", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a valid env file" in err and "not JSON (line 1" in err
+    assert broken.read_text(encoding="utf-8").endswith('"mine.csv",')
     # this env's own env file may be rewritten (an update), registered from it or not
     own = tmp_path / "own.json"
     assert cli([*register_argv(data), "--save", str(own)]) == 0
