@@ -790,6 +790,43 @@ def clause_words(text: str, breaks: re.Pattern[str]) -> tuple[list[str], list[in
     return tokens, clause_of
 
 
+ANY_OTHER_WORDS = frozenset(
+    {"other", "others", "elsewhere", "both", "neither", "either", "anywhere", "somewhere",
+     "wherever", "vice", "opposite", "rest"}
+)  # fmt: skip
+"""Words that, in a clause opened by "or", offer every other answer at once without naming
+one: "bucket, or the other one", "box or elsewhere", "basket, or both", "negative, or the
+opposite", "yes, or vice versa"."""
+ANY_OTHER_REACH = 4
+"""How many words after such an "or" may hold one of ANY_OTHER_WORDS."""
+_NOT_ANY_OTHER = frozenset({("other", "words")})
+"""Pairs where such a word offers nothing: "box, or in other words the crate"."""
+
+
+def offers_any_other(answer: str, own_words: frozenset[str] = frozenset()) -> bool:
+    """Whether an "or" opens, in its clause, an offer of any other answer (ANY_OTHER_WORDS,
+    at most ANY_OTHER_REACH words after it): a hedge over every candidate that names none of
+    them, paid as the gold alone before (reward red team). ``own_words``: the words of the
+    item's candidates and gold, which are answers, not such offers ("the other drawer")."""
+    if "or" not in answer.lower():
+        return False
+    tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
+    for i, token in enumerate(tokens):
+        if token != "or":
+            continue
+        for j in range(i + 1, min(len(tokens), i + 1 + ANY_OTHER_REACH)):
+            word = tokens[j]
+            if clause_of[j] != clause_of[i]:
+                break
+            if (
+                word in ANY_OTHER_WORDS
+                and word not in own_words
+                and (word, tokens[j + 1] if j + 1 < len(tokens) else "") not in _NOT_ANY_OTHER
+            ):
+                return True
+    return False
+
+
 def ends_clause(texts: Iterable[str]) -> bool:
     """Whether any of the texts ends with a clause break (a sentence answer)."""
     return any(_CLAUSE_BREAKS.fullmatch(text.rstrip()[-1:]) for text in texts)

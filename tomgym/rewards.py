@@ -19,6 +19,7 @@ from tomgym.answers import (
     judge_names,
     judge_text,
     judge_yes_no,
+    offers_any_other,
     parse_response,
     rival_names,
     story_head_aliases,
@@ -152,8 +153,10 @@ def judged_places(item: ToMItem) -> frozenset[str]:
     return places_of(item) - repeatable
 
 
-_STRUCK_THROUGH = re.compile(r"~~.*?~~", re.DOTALL)
-"""Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer."""
+_STRUCK_THROUGH = re.compile(r"~~(?=\S).*?(?<=\S)~~", re.DOTALL)
+"""Markdown strikethrough: what a response crosses out ("~~box~~ basket") it does not answer.
+As Markdown renders it: with a space inside the tildes ("box ~~ or basket ~~") nothing is
+struck, and the reader sees the hedge (reward red team: it was paid as "box")."""
 
 _STRIKE_TAGS = re.compile(r"<(/?)(s|del|strike)>", re.IGNORECASE)
 """HTML strikethrough tags: ``<s>box</s> basket`` crosses the box out as ``~~box~~`` does."""
@@ -269,6 +272,12 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     refuted = _REFUTED_AT_START_YES_NO if yes_no else _REFUTED_AT_START
     if retracted.search(answer) or refuted.search(answer):
         return False, "wrong", "the answer takes itself back, or is labelled wrong"
+    if (
+        item.answer_type != "names"
+        and _OR.search(answer)  # (most answers: the candidates' words are not read)
+        and offers_any_other(answer, _own_words(item))
+    ):
+        return False, "several_candidates", "the answer also offers any other answer"
     if item.answer_type == "names":
         assert isinstance(item.answer, list)
         j = judge_names(answer, item.answer)
@@ -322,6 +331,16 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
                 item.question,
             )
     return j.correct, j.verdict, j.detail
+
+
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
+
+
+def _own_words(item: ToMItem) -> frozenset[str]:
+    """The words of an item's candidates and gold answer (and its aliases)."""
+    texts = [*item.candidates, *item.aliases, *([item.answer] if isinstance(item.answer, str)
+             else item.answer)]  # fmt: skip
+    return frozenset(w for text in texts for w in words(text))
 
 
 def item_family(item: ToMItem) -> str:

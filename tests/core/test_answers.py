@@ -1388,6 +1388,16 @@ def test_a_struck_through_rival_or_a_false_belief_keeps_the_gold(answer: str) ->
     assert score_response(fmt(answer), item).correct, answer
 
 
+def test_tildes_that_markdown_does_not_strike_through_strike_nothing() -> None:
+    """Reward red team: "box ~~ or basket ~~" was read as "box", but Markdown strikes nothing
+    with a space inside the tildes, so the reader sees the hedge."""
+    item = ToMItem(id="c", story="s", question="q", answer="box", candidates=("box", "basket"))
+    assert not score_response(fmt("box ~~ or basket ~~"), item).correct
+    assert score_response(fmt("~~basket~~ box"), item).correct
+    yes_no = ToMItem(id="y", story="s", question="q", answer="yes", answer_type="yes_no")
+    assert not score_response(fmt("Yes ~~ or no ~~"), yes_no).correct
+
+
 def test_a_struck_through_yes_no_word_is_not_the_leading_word() -> None:
     yes_no = ToMItem(id="y", story="s", question="q", answer="yes", answer_type="yes_no")
     assert score_response(fmt("~~No~~ Yes"), yes_no).correct

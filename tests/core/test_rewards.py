@@ -371,3 +371,49 @@ def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
     collected = offered("the trash can", "box", f"{dropped} Then the garbage collector took it.")
     assert not judge_answer("the garbage collector", collected)[0]
     assert judge_answer("the garbage can", collected)[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        # an "or" offering every other answer at once (reward red team: all paid as the gold)
+        ("bucket, or the other one", False),
+        ("bucket or vice versa", False),
+        ("bucket, or both", False),
+        ("bucket or elsewhere", False),
+        ("bucket, or somewhere else", False),
+        ("bucket, or neither", False),
+        ("bucket, or any of the others", False),
+        # what commits to the bucket still does
+        ("bucket", True),
+        ("bucket, or in other words the pail", True),
+        ("In the bucket, not anywhere else.", True),
+        ("bucket and nowhere else", True),
+        ("the bucket. Ann did not look anywhere else, or she would know", True),
+    ],
+)
+def test_an_or_offering_any_other_answer_is_no_answer(answer: str, correct: bool) -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="q", story="Ann put the ball in the bucket.", question="Where is the ball?",
+                   answer="bucket", candidates=("bucket", "pantry"))  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
+
+
+def test_any_other_offers_on_yes_no_and_label_answers_and_candidate_words() -> None:
+    from tomgym.rewards import judge_answer
+
+    yes = ToMItem(id="y", story="Ann saw it.", question="Does Ann know?", answer="yes",
+                  answer_type="yes_no")  # fmt: skip
+    assert not judge_answer("Yes, or vice versa", yes)[0]
+    assert not judge_answer("Yes, or the opposite", yes)[0]
+    assert judge_answer("Yes.", yes)[0]
+    feel = ToMItem(id="f", story="Ann saw it.", question="How does Ann feel?", answer="negative",
+                   candidates=("positive", "negative", "neutral"))  # fmt: skip
+    assert not judge_answer("negative, or the opposite", feel)[0]
+    # a candidate's own word is an answer, not such an offer
+    drawers = ToMItem(id="d", story="Ann put the pen in the drawer.", question="Where is it?",
+                      answer="other drawer", candidates=("drawer", "other drawer"),
+                      answer_type="text")  # fmt: skip
+    assert judge_answer("the other drawer", drawers)[0]
+    assert judge_answer("in the other drawer, or so I think", drawers)[0]
