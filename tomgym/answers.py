@@ -61,14 +61,14 @@ EXCLUDING_PAIRS = frozenset(
 )  # fmt: skip
 """Two words that exclude what follows them ("anywhere but the jar", "no longer in the jar",
 "the box instead of the jar", "far from positive")."""
-REFUTING_WORDS = frozenset({"wrong", "incorrect"})
+REFUTING_WORDS = frozenset({"wrong", "incorrect", "untrue"})
 """Words that deny a mention they follow in its clause ("the jar is wrong")."""
 REFUTING_AT_CLAUSE_END = frozenset({"false"})
 """Words that refute the mention before them only as the last word of its clause ("the box is
 false", "box: false"), not as a description ("the box (false belief)")."""
-REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right", "it"})
+REFUTED_AFTER_NEGATION = frozenset({"answer", "correct", "right", "it", "true"})
 """Words a negation after a mention denies it with ("the jar is not the answer", "the jar is
-not it")."""
+not it", "the jar is not true"), a "be" between them too ("the jar cannot be right")."""
 REFUTED_AT_CLAUSE_END_AFTER_NEGATION = frozenset({"one"})
 """Words a negation after a mention denies it with as the last word of its clause ("the jar is
 not the one", "the jar - not the one."), not before more ("the jar, not the one it is in now"
@@ -895,6 +895,7 @@ def _refuted_after(
         and j + 1 < last
         and (
             tokens[j + 1] in REFUTED_AFTER_NEGATION
+            or (tokens[j + 1] == "be" and j + 2 < last and tokens[j + 2] in REFUTED_AFTER_NEGATION)
             or (  # "the jar is not the one.": "the one she looks in" may be about another place
                 tokens[j + 1] in REFUTED_AT_CLAUSE_END_AFTER_NEGATION
                 and (j + 2 == len(tokens) or clause_after[j + 2] != clause)

@@ -195,7 +195,10 @@ def test_a_candidate_list_of_the_gold_alone_still_caps_the_answer_length() -> No
      # denials a user review found credited: exclusions before, refutations after the gold
      "anywhere except the jar", "everything but the jar", "anything other than the jar",
      "it is no longer in the jar", "the jar is wrong", "The jar is incorrect.",
-     "the jar is not the answer", "the jar isn't right"],
+     "the jar is not the answer", "the jar isn't right",
+     # reward red team: refutations that were paid as the gold
+     "the jar is not true", "the jar cannot be right", "the jar would not be correct",
+     "the jar is untrue"],
 )  # fmt: skip
 def test_a_negated_gold_is_not_credited(answer: str) -> None:
     assert judge_choice(answer, "jar", ["jar", "box"]).verdict == "wrong"
@@ -206,7 +209,8 @@ def test_a_negated_gold_is_not_credited(answer: str) -> None:
     "answer",
     ["The jar, because Anne didn't see the move.", "Not sure, but the jar",
      "Anne does not know it moved, so she looks in the jar", "the jar is right",
-     "the jar is the right answer", "the jar, not wrong"],
+     "the jar is the right answer", "the jar, not wrong",
+     "the jar, which can not be wrong", "the jar is true"],
 )  # fmt: skip
 def test_a_negation_elsewhere_in_the_answer_does_not_negate_the_gold(answer: str) -> None:
     assert judge_choice(answer, "jar", ["jar", "box"]).correct
