@@ -2222,20 +2222,40 @@ ANSWER_PREAMBLES = (
 "I'd say no"; articles are dropped)."""
 
 
-def judge_yes_no(answer: str, gold: str) -> Judgement:
-    """Judged on the answer's leading yes/no (``no:long`` and similar golds count as no)."""
+def judge_yes_no(answer: str, gold: str, question: str = "") -> Judgement:
+    """Judged on the answer's leading yes/no (``no:long`` and similar golds count as no); with
+    the ``question``, a clause restating it (:mod:`tomgym.restatements`) is read too: one that
+    says the other answer contradicts the yes/no, and an answer without a yes/no is judged by
+    what its restatement says."""
     gold_value = leading_yes_no(gold)
     if gold_value is None:
         raise ValueError(f"gold answer {gold!r} of a yes/no item does not start with yes or no")
+    folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
+    if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
+        folded = _visible(folded)
+    restated, unrestated = _restatements(folded, question) if question else (set(), folded)
     said, last = yes_no_said(answer)
     if said is None:
+        if (
+            len(restated) == 1
+            and "?" not in folded  # asked back ("..., or does he?")
+            and not _UNCOMMITTED.search(unrestated)
+            and not _CONDITION.search(folded)
+            and not _OFFERS_ANOTHER.search(unrestated)
+            and not any(_clause_says(c) for c in unrestated.split(" | ") if words(c))
+        ):
+            (says,) = restated
+            right = says == gold_value
+            detail = f"restates the question as {says!r}"
+            return Judgement(right, "correct" if right else "wrong", detail)
         return Judgement(False, "unparsable", "the answer does not start or end with yes or no")
     if said != gold_value:
         return Judgement(False, "wrong", f"{'ends' if last else 'starts'} with {said!r}")
     other = "no" if said == "yes" else "yes"
-    folded = answer if answer.isascii() else unicodedata.normalize("NFKC", answer).casefold()
-    if not folded.isascii():  # an invisible mark inside "n\u200bo" hides no word: as words()
-        folded = _visible(folded)
+    if other in restated:
+        return Judgement(
+            False, "several_candidates", f"says {said!r}, and restates the question as {other!r}"
+        )
     if _STANDALONE[other].search(folded) or (
         _TRUE_OR_FALSE.match(folded) and _STANDALONE_TRUTH[other].search(folded)
     ):
@@ -2254,6 +2274,30 @@ def judge_yes_no(answer: str, gold: str) -> Judgement:
     ):
         return Judgement(False, "several_candidates", f"says {said!r} and {other!r}")
     return Judgement(True, "correct", f"{'ends' if last else 'starts'} with {said!r}")
+
+
+_OFFERS_ANOTHER = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably)\b", re.IGNORECASE)
+"""Words that, beside a restatement given as the whole answer, hedge it ("Hailey knows about
+it, or maybe not"); a clause that answers on its own ("not really") does too."""
+
+
+def _restatements(folded: str, question: str) -> tuple[set[str], str]:
+    """What the answer's clauses that restate the question say (see tomgym.restatements), and
+    the answer's other clauses (where a doubt, not the restated "does not know", is read)."""
+    from tomgym.restatements import parse_question, restated_answer
+
+    parsed = parse_question(question)
+    if parsed is None:
+        return set(), folded
+    said: set[str] = set()
+    others: list[str] = []
+    for clause in _YES_NO_CLAUSES.split(folded):
+        restated = restated_answer(clause, parsed)
+        if restated is None:
+            others.append(clause)
+        else:
+            said.add(restated)
+    return said, " | ".join(others)
 
 
 _PLAIN_YES_NO = re.compile(

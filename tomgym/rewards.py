@@ -284,7 +284,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     else:
         assert isinstance(item.answer, str)
         if item.answer_type == "yes_no":
-            j = judge_yes_no(answer, item.answer)
+            j = judge_yes_no(answer, item.answer, item.question)
             return j.correct, j.verdict, j.detail
         answer = read_marks(read_denied_questions(answer))
         if answer.strip() == item.answer:

@@ -417,3 +417,46 @@ def test_any_other_offers_on_yes_no_and_label_answers_and_candidate_words() -> N
                       answer_type="text")  # fmt: skip
     assert judge_answer("the other drawer", drawers)[0]
     assert judge_answer("in the other drawer, or so I think", drawers)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "gold", "answer", "correct"),
+    [
+        # reward red team: a leading word the explanation contradicts was paid (300/300
+        # sampled ExploreToM know/believe items, 398/398 CoarseLoc)
+        ("Does Hailey know about the plans? Answer yes or no.", "yes",
+         "Yes, Hailey does not know about it.", False),
+        ("Does Landon know about the plans? Answer yes or no.", "no",
+         "No, Landon knows about it.", False),
+        ("From Diego's perspective, is the scarf in its initial location by the end of the "
+         "story? Answer yes or no.", "no", "No, it is still in its initial location.", False),
+        # a restatement without yes or no answers by itself (it was unparsable)
+        ("Does Landon know about the plans? Answer yes or no.", "no",
+         "Landon does not know about it.", True),
+        ("Does Hailey know about the plans? Answer yes or no.", "yes",
+         "Hailey does not know about it.", False),
+        ("From Diego's perspective, is the scarf in its initial location by the end of the "
+         "story? Answer yes or no.", "no", "It is no longer in its initial location.", True),
+        ("Does Caleb think that Addison believes that the frame has a photo? Answer yes or no.",
+         "no", "Caleb does not think so.", True),
+        # not close enough, asked back or hedged: still unread
+        ("Does Landon know about the plans? Answer yes or no.", "no",
+         "Landon does not know about it, or does he?", False),
+        ("Does Hailey know about the plans? Answer yes or no.", "yes",
+         "Hailey knows about it, or maybe not", False),
+        ("Does Landon know about the plans? Answer yes or no.", "no",
+         "Landon does not know where it is.", False),
+        # what agrees, or concedes about something else, is as before
+        ("Does Hailey know about the plans? Answer yes or no.", "yes",
+         "Yes, she knows about it.", True),
+        ("Does Hailey know about the plans? Answer yes or no.", "yes",
+         "Yes, but Hailey does not know where they are.", True),
+        ("Does Austin believe that the harmonica is painted? Answer yes or no.", "yes",
+         "Yes, Austin does not know it moved.", True),
+    ],
+)  # fmt: skip
+def test_a_yes_no_answer_read_by_how_it_restates_the_question(
+    question: str, gold: str, answer: str, correct: bool
+) -> None:
+    item = ToMItem(id="r", story="s", question=question, answer=gold, answer_type="yes_no")
+    assert score_response(f"<think>x</think><answer>{answer}</answer>", item).correct is correct
