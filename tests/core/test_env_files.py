@@ -121,7 +121,8 @@ def test_a_rerun_or_a_board_without_env_file_registers_the_env_file_the_run_reco
 ) -> None:
     """A resume without --env-file failed on the unknown ID (the run's metadata did not say
     where its env came from): the plan records the env file, and a rerun on the directory,
-    or a leaderboard of it, registers it from there, saying so; one gone is said too."""
+    or a leaderboard of it, registers it from there, saying so, from where it lies beside the
+    run when the project folder moved (user red team); one gone is said too."""
     small_csv(tmp_path)
     saved = env_file(tmp_path)
     out_dir = tmp_path / "run"
@@ -140,10 +141,17 @@ def test_a_rerun_or_a_board_without_env_file_registers_the_env_file_the_run_reco
     assert "registered Mine-ToM-v0" in capsys.readouterr().err
     assert "could not be made here" not in (board / "leaderboard.md").read_text(encoding="utf-8")
     as_in_a_new_process()
-    saved.unlink()
-    assert cli([*run, "--out", str(out_dir)]) == 2
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"  # the project folder, run and all
+    tmp_path.rename(moved)
+    moved_run = moved / "run"
+    assert cli([*run, "--out", str(moved_run)]) == 0
+    assert f"registered Mine-ToM-v0 from {moved / 'mine.json'}" in capsys.readouterr().err
+    as_in_a_new_process()
+    (moved / "mine.json").unlink()
+    assert cli([*run, "--out", str(moved_run)]) == 2
     err = capsys.readouterr().err
-    assert f"registered Mine-ToM-v0 from the env file {saved}, which cannot be" in err
+    gone = moved / "mine.json"  # the path the moved run recorded
+    assert f"registered Mine-ToM-v0 from the env file {gone}, which cannot be" in err
     assert "--env-file" in err  # and the unknown ID says how to give it
 
 

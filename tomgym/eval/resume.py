@@ -79,8 +79,12 @@ def register_recorded_env_files(directory: Path, metadata: RunMetadata) -> list[
             continue
         except KeyError:
             pass
+        env_file = plan.env_file
+        moved = directory / plan.env_file_from_run if plan.env_file_from_run else None
+        if not Path(env_file).exists() and moved is not None and moved.is_file():
+            env_file = os.path.abspath(moved)  # the project folder moved, the run with it
         try:
-            specs = use_env_files([plan.env_file])
+            specs = use_env_files([env_file])
         except (EnvFileError, OSError) as exc:
             print(
                 f"tomgym: note: the run in {directory} registered {plan.env_id} from the env "
@@ -89,7 +93,7 @@ def register_recorded_env_files(directory: Path, metadata: RunMetadata) -> list[
             )
             continue
         print(
-            f"tomgym: note: registered {plan.env_id} from {plan.env_file}, the env file the "
+            f"tomgym: note: registered {plan.env_id} from {env_file}, the env file the "
             f"run in {directory} recorded (--env-file was not given)",
             file=sys.stderr,
         )

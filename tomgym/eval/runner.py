@@ -513,7 +513,7 @@ def run_metadata(
     """What ``metadata.json`` records of this command's run; on a directory that holds a run
     already, that run's creation time and revisions carried on, or a RunConflictError naming
     what differs."""
-    plans = [t.plan() for t in targets]
+    plans = [t.plan(directory) for t in targets]
     revision = git_revision()
     revisions: list[str] = []
     if old is not None:

@@ -161,6 +161,11 @@ class EnvPlan(BaseModel):
         description="The env file (absolute path) the env was registered from, if any: a rerun "
         "or a board of the directory registers it from there when it is not registered.",
     )
+    env_file_from_run: str | None = Field(
+        default=None,
+        description="The same env file relative to the run directory: tried when the absolute "
+        "path is gone (the project folder moved, the run with it).",
+    )
 
     def indices(self) -> list[int]:
         return planned_indices(self.items, self.n, self.size)

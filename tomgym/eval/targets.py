@@ -3,6 +3,7 @@ its held-out marking and the items it is asked."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -38,12 +39,19 @@ class EnvTarget:
     changes_items: bool = False
     """Whether its kwargs make it serve other items than its ID (``_changes_distribution``)."""
 
-    def plan(self) -> EnvPlan:
+    def plan(self, run_dir: str | os.PathLike[str] | None = None) -> EnvPlan:
+        """The plan a run records; ``run_dir``: the run's directory, from which the env file
+        (if any) is also recorded relatively, so that the two may move together."""
         from tomgym.env_files import env_file_of
 
         env_file = env_file_of(self.env_id)
+        relative = None
+        if env_file is not None and run_dir is not None:
+            with contextlib.suppress(ValueError):  # (another drive, on Windows)
+                relative = os.path.relpath(env_file, os.path.abspath(run_dir))
         return EnvPlan(
             env_file=None if env_file is None else str(env_file),
+            env_file_from_run=relative,
             env_id=self.env_id,
             label=self.label,
             changes_items=self.changes_items,
