@@ -162,8 +162,10 @@ def cmd_register(args: argparse.Namespace) -> int:
         _id_taken(args)
     # A DataFileError (every bad row) reaches main(): "tomgym register: error: ...", exit 2.
     spec = register_from_file(args.file, args.id, **settings, **mapping)
-    print(json.dumps(spec.model_dump(), indent=2, default=str))
+    # saved before anything is printed: a reader that leaves early (`| head`) stops the
+    # printing with a broken pipe, and the env file was then written or not by chance
     saved = _save_env_file(args, mapping, settings, spec, previous) if args.save else None
+    print(json.dumps(spec.model_dump(), indent=2, default=str))
     if args.show:
         env = tomgym.make(spec.id)
         for index in range(min(args.show, spec.size or 0)):

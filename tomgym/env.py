@@ -46,6 +46,17 @@ class EnvArgumentError(ValueError, TypeError):
     TypeError so that code catching either (the CLI, ``gym.make`` callers) sees it.
     """
 
+    def __init__(self, *args: object) -> None:
+        # gym.make raises a TypeError from the env's creator again as its own type, adding
+        # "was raised from the environment creator for ID with kwargs (...)": the message
+        # names the ID already, and the kwargs held tomgym's internal ones (user red team).
+        if args and isinstance(args[0], str) and _GYM_MAKE_SUFFIX in args[0]:
+            args = (args[0].split(_GYM_MAKE_SUFFIX, 1)[0], *args[1:])
+        super().__init__(*args)
+
+
+_GYM_MAKE_SUFFIX = " was raised from the environment creator for "
+
 
 class SplitNotFoundError(EnvArgumentError):
     """The env's items have splits, but none of the one asked for. Unlike an env without

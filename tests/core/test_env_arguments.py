@@ -337,3 +337,14 @@ def test_untagged_answers_with_a_prefilled_think_warn_at_make() -> None:
         warnings.simplefilter("error")
         tomgym.make("ToM-ToMi-v0", reward="lenient")
         tomgym.make("ToM-ToMi-v0", prefill_think=True)
+
+
+def test_gym_make_says_a_bad_argument_as_tomgym_make_does() -> None:
+    """User red team: gym.make added "was raised from the environment creator for ... with
+    kwargs ({'tom_id': ...})" to the message, showing tomgym's internal kwargs."""
+    import gymnasium as gym
+
+    with pytest.raises(EnvArgumentError) as caught:
+        gym.make("ToM-HiToM-v0", noise=1.5)
+    message = str(caught.value)
+    assert message == "ToM-HiToM-v0: noise must be a probability in [0, 1), got 1.5 (float)"

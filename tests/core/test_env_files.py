@@ -374,6 +374,25 @@ def register_argv(data: Path) -> list[str]:
     return [*argv, "q", "--answer", "gold", "--candidates", "options"]
 
 
+def test_register_save_writes_the_env_file_when_the_reader_leaves_early(tmp_path: Path) -> None:
+    """User red team: `tomgym register ... --save F.json | head -1` wrote F.json 3 times in 5:
+    the broken pipe stopped the command while it printed the spec, before it saved."""
+    data = small_csv(tmp_path)
+    saved = tmp_path / "mine.json"
+    command = [sys.executable, "-m", "tomgym.cli", *register_argv(data), "--show", "2"]
+    with subprocess.Popen(
+        [*command, "--save", str(saved)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=os.environ | {"TOMGYM_NO_PLUGINS": "1"},
+    ) as reader:
+        assert reader.stdout is not None
+        reader.stdout.readline()  # `| head -1`
+        reader.stdout.close()
+        reader.wait(timeout=120)
+    assert read_env_file(saved)[0].id == "Mine-ToM-v0"
+
+
 def test_register_save_never_overwrites_what_is_not_this_envs_env_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

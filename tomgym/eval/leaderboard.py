@@ -1037,9 +1037,11 @@ def run_suite(
     stopped_in: list[str] = []
     folders = run_folder_names(Path(out), agents)
     claimed = set(folders.values())
-    for agent in agents:
+    for number, agent in enumerate(agents, 1):
         directory = suite_run_directory(Path(out), agent, claimed, folders[agent])
         claimed.add(directory)
+        if not evaluate_kwargs.get("quiet"):  # each agent's progress lines look alike
+            print(f"agent {number}/{len(agents)}: {agent} -> {directory}", file=sys.stderr)
         try:
             evaluate(
                 agent, suite=suite, out=directory, agent_options=taken[agent], **evaluate_kwargs

@@ -113,6 +113,16 @@ class Progress:
         self.stream.flush()
 
 
+def quiet_progress_bars() -> None:
+    """``--quiet``: no model-loading progress bars either (transformers' "Loading weights",
+    the hub's downloads), which write to the terminal past the run's own quiet."""
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # read when transformers is imported
+    if "transformers" in sys.modules:  # imported already (an earlier agent of a leaderboard)
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+
+
 def _duration(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
@@ -166,6 +176,8 @@ def evaluate(
     from tomgym.agents.chat import Sampling
 
     check_run_arguments(batch_size, n, split, item_order)
+    if quiet:
+        quiet_progress_bars()
     split_given = split is not None
     if suite is None and split is None:
         split = DEFAULT_SPLIT
