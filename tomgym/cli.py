@@ -213,6 +213,11 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             f"--out {out} is the input file itself: the disagreements would overwrite it "
             "(leave --out out, or name another file)"
         )
+    if not path.is_file():
+        raise ValueError(
+            f"{path} {'is a folder' if path.is_dir() else 'does not exist'}: give a JSONL file "
+            "of story, question and answer records"
+        )
     records, problems = [], []
     with path.open("rb") as src:
         for line_no, raw in enumerate(src, 1):

@@ -312,7 +312,7 @@ def _save_env_file(
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``data`` (status, fetch, splits, audit) and ``register`` to the ``tomgym`` parser."""
     from tomgym.audit import AUDITS
-    from tomgym.data import DATASETS
+    from tomgym.data import DATASETS, RELEASE_FILES
 
     data = subparsers.add_parser("data", help="dataset releases: status, fetch, splits, audit")
     sub = data.add_subparsers(dest="data_command", required=True)
@@ -322,7 +322,19 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser("fetch", help="download a release from its authors' public URLs")
-    p.add_argument("name", choices=sorted(DATASETS))
+    direct = sorted({f.dataset for f in RELEASE_FILES if f.url})
+    by_hand = sorted(set(DATASETS) - set(direct))
+    p.add_argument(
+        "name",
+        choices=sorted(DATASETS),
+        help=f"downloadable: {', '.join(direct)}"
+        + (
+            f"; {', '.join(by_hand)} have no direct download URL (the command says where the "
+            "authors publish them and which files to put where)"
+            if by_hand
+            else ""
+        ),
+    )
     p.add_argument("--timeout", type=positive_float, default=5.0, help="seconds before giving up")
     p.set_defaults(handler=cmd_fetch)
 

@@ -141,7 +141,11 @@ def _read_jsonl(file: Path) -> tuple[list[Row], list[RowProblem]]:
             try:
                 record = json.loads(line, object_pairs_hook=_object_without_repeats)
             except json.JSONDecodeError as exc:
-                problems.append(RowProblem(f"line {number}", "<row>", f"not JSON ({exc})"))
+                # json's own "line 2 column 1" counts the newline ending this one line: the
+                # column within it, past its end where the row stops short
+                at = min(exc.pos, len(line.rstrip("\r\n"))) + 1
+                where = f"{exc.msg} at column {at}"
+                problems.append(RowProblem(f"line {number}", "<row>", f"not JSON ({where})"))
                 continue
             except RepeatedKeyError as exc:  # json keeps the last value without a word
                 problems.append(RowProblem(f"line {number}", "<row>", str(exc)))

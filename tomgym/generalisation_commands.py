@@ -47,7 +47,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     lines = [f"skipped {env_id}: {why}" for env_id, why in skipped.items()]
     if notes:
         table += "\n\n" + "\n".join(f"- {note}" for note in notes)
-    report = "\n".join([table, *lines, SHARE_DEFINITION])
+    made_with = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    header = [f"every env made with {made_with} (--kwarg)\n"] if kwargs else []
+    report = "\n".join([*header, table, *lines, SHARE_DEFINITION])
     print(report)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

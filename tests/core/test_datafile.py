@@ -125,7 +125,11 @@ def test_jsonl_syntax_errors_and_missing_columns_by_line(tmp_path: Path, env_id:
     with pytest.raises(DataFileError) as caught:
         register_from_file(path, env_id)
     listed = [str(p) for p in caught.value.problems]
-    assert listed[0].startswith("line 3: field '<row>': not JSON")
+    # the row's own line, and the column in it (json's "line 1 column 2" counted in the row)
+    assert listed[0] == (
+        "line 3: field '<row>': not JSON (Expecting property name enclosed in double quotes "
+        "at column 2)"
+    )
     assert listed[1] == (
         "line 4: field 'question': column 'question' is missing (the row has 'story', 'answer')"
     )

@@ -221,6 +221,9 @@ def test_audit_checks_every_id_first_passes_kwargs_and_notes_a_short_env(
     )
     args = _parsed(["audit", "ToM-HiToM-O2-v0", "--n", "20", "--kwarg", "vocab_split=test"])
     assert args.handler(args) == 0
+    # the report says what the envs were made with (user red team: its row read as the plain
+    # env's, though its numbers were the new-vocabulary ones)
+    assert capsys.readouterr().out.startswith("every env made with vocab_split='test' (--kwarg)")
     # a bad or misspelt argument is the command's mistake (exit 2 from the CLI), said before
     # any env is audited; it was a skipped env and exit 1 (report audit)
     for bad in ("vocab_split=bogus", "vocab_splt=test"):

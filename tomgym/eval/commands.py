@@ -219,7 +219,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             return 2
         board = collect(args.dirs)
     else:
-        print("tomgym leaderboard: give result directories or --suite NAME", file=sys.stderr)
+        print("tomgym leaderboard: error: give result directories or --suite NAME", file=sys.stderr)
         return 2
     print(to_markdown(board))
     written = write_leaderboard(board, args.out)
