@@ -827,6 +827,33 @@ def offers_any_other(answer: str, own_words: frozenset[str] = frozenset()) -> bo
     return False
 
 
+_DECLINES = re.compile(
+    r"\b(?:i\s+(?:do\s+not|don['\u2019]?t|cannot|can['\u2019]?t)\s+(?:know|tell|say)"
+    r"|(?:can\s*not|can['\u2019]?t)\s+be\s+(?:determined|known|told)"
+    r"|impossible\s+to\s+(?:say|tell|know|determine)|unknown|undetermined|no\s+idea"
+    r"|(?:insufficient|not\s+enough)\s+information"
+    r"|(?:story|text)\s+(?:does\s+not|doesn['\u2019]?t)\s+say)\b",
+    re.IGNORECASE,
+)
+"""What says an answer cannot be given: beside a candidate it is no committed answer ("I don't
+know, bucket", "bucket or cannot be determined", "Unknown; bucket")."""
+_ASKED_BACK = re.compile(r"\?[\s*_\"'\u201d\u2019)\]]*$")
+"""An answer that ends as a question ("Is it the bucket?", "bucket?") asks, not answers."""
+
+
+def declines_or_asks_back(answer: str, own_words: frozenset[str] = frozenset()) -> str | None:
+    """Why a choice or free-text answer gives no committed answer although it may name the
+    gold (None when it does): it ends as a question, or says the answer cannot be given
+    (reward red team: both were paid as the gold; a yes/no answer has its own rule). A
+    refusal made of a candidate's own words ("unknown" as a label) is an answer."""
+    if _ASKED_BACK.search(answer):
+        return "the answer asks back"
+    for found in _DECLINES.finditer(answer):
+        if not set(words(found.group())) <= own_words:
+            return "the answer says it cannot be given"
+    return None
+
+
 def ends_clause(texts: Iterable[str]) -> bool:
     """Whether any of the texts ends with a clause break (a sentence answer)."""
     return any(_CLAUSE_BREAKS.fullmatch(text.rstrip()[-1:]) for text in texts)

@@ -460,3 +460,40 @@ def test_a_yes_no_answer_read_by_how_it_restates_the_question(
 ) -> None:
     item = ToMItem(id="r", story="s", question=question, answer=gold, answer_type="yes_no")
     assert score_response(f"<think>x</think><answer>{answer}</answer>", item).correct is correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        # reward red team: asked back or declined beside the gold, all paid as the gold
+        ("Is it the bucket?", False),
+        ("bucket?", False),
+        ("**bucket?**", False),
+        ("I don't know, bucket", False),
+        ("bucket or cannot be determined", False),
+        ("Unknown; bucket", False),
+        ("bucket: insufficient information", False),
+        ("The story doesn't say; bucket", False),
+        # a question the answer answers, a person's not knowing, a mild hedge: as before
+        ("Is it the pantry? No. The bucket.", True),
+        ("Ann does not know it moved, so the bucket", True),
+        ("She cannot tell it moved: bucket", True),
+        ("bucket (not sure)", True),
+    ],
+)
+def test_a_choice_asked_back_or_declined_is_no_answer(answer: str, correct: bool) -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="q", story="Ann put the ball in the bucket.", question="Where is the ball?",
+                   answer="bucket", candidates=("bucket", "pantry"))  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
+
+
+def test_a_refusal_that_is_a_candidate_is_an_answer() -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="u", story="Ann saw nothing.", question="What does Ann think it is?",
+                   answer="unknown", candidates=("unknown", "a ball"))  # fmt: skip
+    assert judge_answer("unknown", item)[0]
+    assert judge_answer("It is unknown.", item)[0]
+    assert not judge_answer("a ball", item)[0]
