@@ -837,6 +837,8 @@ _DECLINES = re.compile(
 )
 """What says an answer cannot be given: beside a candidate it is no committed answer ("I don't
 know, bucket", "bucket or cannot be determined", "Unknown; bucket")."""
+_DECLINE_WORDS = ("know", "tell", "say", "determin", "told", "idea", "information")
+"""A word of every refusal _DECLINES reads."""
 _ASKED_BACK = re.compile(r"\?[\s*_\"'\u201d\u2019)\]]*$")
 """An answer that ends as a question ("Is it the bucket?", "bucket?") asks, not answers."""
 
@@ -848,6 +850,9 @@ def declines_or_asks_back(answer: str, own_words: frozenset[str] = frozenset()) 
     refusal made of a candidate's own words ("unknown" as a label) is an answer."""
     if _ASKED_BACK.search(answer):
         return "the answer asks back"
+    lowered = answer.lower()  # (a long answer is scanned by the pattern only if it may match)
+    if not any(word in lowered for word in _DECLINE_WORDS):
+        return None
     for found in _DECLINES.finditer(answer):
         if not set(words(found.group())) <= own_words:
             return "the answer says it cannot be given"
