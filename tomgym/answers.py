@@ -843,18 +843,21 @@ _ASKED_BACK = re.compile(r"\?[\s*_\"'\u201d\u2019)\]]*$")
 """An answer that ends as a question ("Is it the bucket?", "bucket?") asks, not answers."""
 
 
-def declines_or_asks_back(answer: str, own_words: frozenset[str] = frozenset()) -> str | None:
+def declines_or_asks_back(
+    answer: str, own_words: Callable[[], frozenset[str]] = frozenset
+) -> str | None:
     """Why a choice or free-text answer gives no committed answer although it may name the
     gold (None when it does): it ends as a question, or says the answer cannot be given
     (reward red team: both were paid as the gold; a yes/no answer has its own rule). A
-    refusal made of a candidate's own words ("unknown" as a label) is an answer."""
+    refusal made of a candidate's own words ("unknown" as a label) is an answer;
+    ``own_words`` gives those words, asked only when a refusal is found."""
     if _ASKED_BACK.search(answer):
         return "the answer asks back"
     lowered = answer.lower()  # (a long answer is scanned by the pattern only if it may match)
     if not any(word in lowered for word in _DECLINE_WORDS):
         return None
     for found in _DECLINES.finditer(answer):
-        if not set(words(found.group())) <= own_words:
+        if not set(words(found.group())) <= own_words():
             return "the answer says it cannot be given"
     return None
 

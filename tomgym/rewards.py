@@ -288,9 +288,10 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
             j = judge_yes_no(answer, item.answer, item.question)
             return j.correct, j.verdict, j.detail
         answer = read_marks(read_denied_questions(answer))
-        declined = declines_or_asks_back(answer, _own_words(item)) if answer.strip() else None
-        if declined is not None and answer.strip() != item.answer:
-            return False, "several_candidates", declined
+        if answer.strip() and answer.strip() != item.answer:
+            declined = declines_or_asks_back(answer, lambda: _own_words(item))
+            if declined is not None:
+                return False, "several_candidates", declined
         if answer.strip() == item.answer:
             # the gold as written (most answers of a trained policy): what every reading
             # below gives it, without building the other candidates' names
