@@ -657,7 +657,16 @@ def indexed_spans(tokens: Sequence[str], index: PhraseIndex) -> dict[str, list[t
 
 def _is_negation(tokens: Sequence[str], i: int) -> bool:
     word = tokens[i]
+    if i > 0 and (tokens[i - 1], word) in _NOT_NEGATIONS:
+        return False  # "or why not the box" offers it, "not excluding the box" keeps it
     return word in NEGATIONS or (word == "t" and i > 0 and tokens[i - 1].endswith("n"))
+
+
+_NOT_NEGATIONS = frozenset(
+    {("why", "not"), ("not", "excluding"), ("not", "except"), ("without", "excluding")}
+)
+"""A negation word after these negates nothing (reward red team: "green basket, or why not
+the blue basket" and "green basket (not excluding the blue basket)" were paid as the green)."""
 
 
 def _phrase_spans(
@@ -922,8 +931,9 @@ def _refuted_after(
             )
         )
         and not (j > end and _is_negation(tokens, j - 1))
+        and not (j > end + 1 and tokens[j - 1] == "be" and _is_negation(tokens, j - 2))
         for j in range(end, last)
-    ):  # "the jar is wrong", "the jar is false", not "the jar, not wrong"
+    ):  # "the jar is wrong", "the jar is false", not "the jar, not wrong" ("wouldn't be")
         return True
     return any(
         _is_negation(tokens, j)

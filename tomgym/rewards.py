@@ -209,9 +209,15 @@ _REFUTED_AT_START = re.compile(
     re.IGNORECASE,
 )
 """An answer labelled wrong at its start ("Wrong answer: box", "False: box", "Not: box")."""
-_REFUTED_AT_START_YES_NO = re.compile(r"^\W*(?:wrong(?: answer)?|incorrect)\s*[:\-–—]", re.I)
+_REFUTED_AT_START_YES_NO = re.compile(
+    r"^\W*(?:wrong(?: answer)?|incorrect)\s*[:\-–—]"
+    r"|^\W*(?:yes|no)\W*\s+(?:is|was|would\s+be)\s+"
+    r"(?:wrong|incorrect|false|untrue|not\s+(?:right|correct|true))\b",
+    re.I,
+)
 """The same for a yes/no answer, where "False - she left" and "Definitely not - she left" say
-no, not that the answer is wrong."""
+no, not that the answer is wrong; and its own word called wrong ("Yes is incorrect", '"No"
+is wrong': reward red team, paid as the word)."""
 
 CROSS_MARKS = "\u274c\u274e\u2715\u2716\u2717\u2718\U0001f6ab"
 """❌ ❎ ✕ ✖ ✗ ✘ 🚫: a mark that says "not this one"."""

@@ -497,3 +497,39 @@ def test_a_refusal_that_is_a_candidate_is_an_answer() -> None:
     assert judge_answer("unknown", item)[0]
     assert judge_answer("It is unknown.", item)[0]
     assert not judge_answer("a ball", item)[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [
+        # reward red team: a rival kept or offered by a negation that negates nothing
+        ("green_basket (not excluding the blue_basket)", False),
+        ("green_basket; blue_basket wouldn't be wrong", False),
+        ("green_basket, or why not blue_basket", False),
+        # what excludes or refutes the rival still does
+        ("green_basket, not blue_basket", True),
+        ("green_basket, excluding blue_basket", True),
+        ("green_basket - blue_basket would not be right", True),
+        ("green_basket, not excluding anything", True),
+    ],
+)
+def test_a_negation_that_negates_nothing_keeps_the_rival(answer: str, correct: bool) -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="q", story="Ann put the ball in the green_basket.",
+                   question="Where is the ball?", answer="green_basket",
+                   candidates=("green_basket", "blue_basket"))  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
+
+
+@pytest.mark.parametrize(
+    ("answer", "correct"),
+    [("Yes is incorrect", False), ('"Yes" is wrong', False), ("Yes would be wrong", False),
+     ("Yes is correct", True), ("Yes, it is not true that she left", True)],
+)  # fmt: skip
+def test_a_yes_no_word_the_answer_calls_wrong_is_not_said(answer: str, correct: bool) -> None:
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="y", story="s", question="Does Ann know?", answer="yes",
+                   answer_type="yes_no")  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
