@@ -38,6 +38,9 @@ def test_eval_then_leaderboard_over_directories(
     else:
         assert (board / "plots" / "accuracy_by_order.png").stat().st_size > 0
         assert (board / "plots" / "response_length.png").stat().st_size > 0
+        # the page shows them (user red team: it neither embedded nor linked them)
+        page = (board / "leaderboard.html").read_text(encoding="utf-8")
+        assert '<img src="plots/accuracy_by_order.png"' in page
 
 
 def test_leaderboard_runs_a_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

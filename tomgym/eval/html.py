@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape
 
 from tomgym.eval.leaderboard import (
@@ -188,8 +189,21 @@ def _order_table(board: Leaderboard) -> str:
     )
 
 
-def render_html(board: Leaderboard) -> str:
-    """The whole page as one string (no external resources)."""
+def _plots_section(plots: Sequence[str]) -> str:
+    """The plots written beside the page, each as an image linking to its file."""
+    if not plots:
+        return ""
+    images = "\n".join(
+        f'<p><a href="{escape(path)}"><img src="{escape(path)}" alt="{escape(path)}" '
+        'style="max-width:100%"></a></p>'
+        for path in plots
+    )
+    return f"<h2>Plots</h2>\n{images}"
+
+
+def render_html(board: Leaderboard, plots: Sequence[str] = ()) -> str:
+    """The whole page as one string (no external resources; ``plots``: the PNGs written
+    beside it, as paths relative to it, shown at its end)."""
     title = f"tomgym leaderboard{': ' + board.suite if board.suite else ''}"
     data = json.dumps(board.model_dump(mode="json")).replace("</", "<\\/")
     note = (
@@ -221,6 +235,7 @@ Click a header to sort.</p>
 <h2>Accuracy by ToM order</h2>
 <p>In-distribution and held-out envs apart; each pools every family with items of that order.</p>
 {_order_table(board)}
+{_plots_section(plots)}
 <pre id="errors" data-count="0"></pre>
 <script type="application/json" id="leaderboard-data">{data}</script>
 <script>{_JS}</script>

@@ -909,12 +909,15 @@ def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[s
     written: dict[str, Any] = {}
     (directory / "leaderboard.md").write_text(to_markdown(board), encoding="utf-8")
     write_json(directory / "leaderboard.json", board)
-    (directory / "leaderboard.html").write_text(render_html(board), encoding="utf-8")
-    written["files"] = [str(directory / f"leaderboard.{x}") for x in ("md", "json", "html")]
+    plots: list[Path] = []
     try:
-        written["plots"] = [str(p) for p in write_plots(board, directory / "plots")]
+        plots = write_plots(board, directory / "plots")
+        written["plots"] = [str(p) for p in plots]
     except PlotsUnavailable as exc:
         written["plots_skipped"] = str(exc)
+    shown = [p.relative_to(directory).as_posix() for p in plots]  # the page shows them
+    (directory / "leaderboard.html").write_text(render_html(board, shown), encoding="utf-8")
+    written["files"] = [str(directory / f"leaderboard.{x}") for x in ("md", "json", "html")]
     return written
 
 
