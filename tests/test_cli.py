@@ -21,6 +21,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ToM-HiToM-O4-v0" in out and "procedural" in out and "held-out" in out
     whole_release = next(line for line in out.splitlines() if "ToM-HiToM-Original-v0" in line)
     assert "serves some" in whole_release  # it holds the held-out O4 set
+    assert out.rstrip().endswith(cli.LIST_LEGEND)  # the columns explained (user red team)
 
 
 def test_show_prints_prompt_and_gold(capsys: pytest.CaptureFixture[str]) -> None:

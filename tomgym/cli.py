@@ -70,7 +70,19 @@ def cmd_list(args: argparse.Namespace) -> int:
         for s in specs
     ]
     print(_table(rows, ("id", "family", "order", "split", "held-out", "usage", "size")))
+    print(LIST_LEGEND)
     return 0
+
+
+LIST_LEGEND = (
+    "split: the items the ID serves when made without split= (an env with splits takes "
+    "split='train', 'val' or 'test'); held-out: evaluation reports it apart and training "
+    "warns ('serves some': it holds a held-out env's items, or a kwarg such as "
+    "vocab_split='test' makes it serve some); "
+    "usage: eval-only envs are refused by training and export; size: items (procedural: "
+    "generated on the spot, unbounded)"
+)
+"""What `tomgym list`'s columns mean, printed under its table."""
 
 
 def cmd_show(args: argparse.Namespace) -> int:
