@@ -74,6 +74,35 @@ def label_aliases(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+ANOTHER_SAID = ("other", "different", "second")
+"""How an answer names the candidate "another X" beside a candidate "X": "the other drawer",
+"a different drawer" (read as the plain "drawer" with a word before it, they were paid as
+it: reward red team, on about 30 fine-location items)."""
+
+
+def another_aliases(fields: dict[str, Any]) -> dict[str, Any]:
+    """A fine-location item's aliases for a candidate "another X" when "X" is one too: the
+    gold's own, and the other candidates' (as ``candidate_aliases``)."""
+    candidates = fields.get("candidates", ())
+    gold_aliases: list[str] = []
+    others: dict[str, list[str]] = {}
+    for candidate in candidates:
+        phrase = phrase_of(candidate)
+        if phrase[:1] != ("another",) or not any(
+            phrase_of(other) == phrase[1:] for other in candidates if other != candidate
+        ):
+            continue
+        said = [f"{word} {' '.join(phrase[1:])}" for word in ANOTHER_SAID]
+        if candidate == fields["answer"]:
+            gold_aliases += said
+        else:
+            others[candidate] = said
+    return {
+        "aliases": tuple(gold_aliases),
+        "metadata": {CANDIDATE_ALIASES_KEY: others} if others else {},
+    }
+
+
 def with_label_set(question: str, fields: dict[str, Any]) -> str:
     """A closed-label question (attitude, fullness, accessibility) with its labels named, as
     OpenToM's own prompts do: asked bare, "She would be upset" names none of them and a model
@@ -130,7 +159,7 @@ def _question(
         }
     else:
         fields = {"answer": answer.lower(), "answer_type": "choice", "candidates": ATTITUDES}
-    said_otherwise = label_aliases(fields)
+    said_otherwise = another_aliases(fields) if genre == "fine" else label_aliases(fields)
     return {
         "id": f"opentom-{file.removesuffix('.json')}-{story_id}-{k}",
         "story": story,

@@ -209,3 +209,17 @@ def test_closed_labels_said_another_way_are_credited_for_their_label_only(items)
                 assert correct == (it.answer == label), (it.id, it.answer, answer)
                 paid[label] += correct
     assert set(paid) == set(said), paid
+
+
+def test_the_other_drawer_names_another_drawer_not_the_drawer(items):
+    """Reward red team: with the candidates "another drawer" and "drawer", "the other drawer"
+    and "a different drawer" were paid as "drawer" (a word before the gold), though the story's
+    "another drawer" is the other candidate."""
+    from tomgym.rewards import judge_answer
+
+    nested = [it for it in items if set(it.candidates) == {"another drawer", "drawer"}]
+    assert len(nested) >= 4
+    for item in nested:
+        for said in ("the other drawer", "a different drawer", "another drawer"):
+            assert judge_answer(said, item)[0] is (item.answer == "another drawer"), item.id
+        assert judge_answer("the drawer", item)[0] is (item.answer == "drawer"), item.id
