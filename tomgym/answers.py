@@ -836,17 +836,24 @@ def offers_any_other(answer: str, own_words: frozenset[str] = frozenset()) -> bo
     return False
 
 
+_CLAUSE_END = r"(?=\s*(?:$|[,;:.!?)\]\n]|\bor\b))"
 _DECLINES = re.compile(
-    r"\b(?:i\s+(?:do\s+not|don['\u2019]?t|cannot|can['\u2019]?t)\s+(?:know|tell|say)"
-    r"|(?:can\s*not|can['\u2019]?t)\s+be\s+(?:determined|known|told)"
-    r"|impossible\s+to\s+(?:say|tell|know|determine)|unknown|undetermined|no\s+idea"
-    r"|(?:insufficient|not\s+enough)\s+information"
-    r"|(?:story|text)\s+(?:does\s+not|doesn['\u2019]?t)\s+say)\b",
+    r"(?:^|[,;:.!?(\[\n]|\bor\b)\s*(?:it\s+is\s+|it['\u2019]s\s+)?"
+    rf"(?:unknown|undetermined|unclear|(?:i\s+have\s+)?no\s+idea){_CLAUSE_END}"
+    rf"|\bi\s+(?:do\s+not|don['\u2019]?t|cannot|can['\u2019]?t)\s+(?:know|tell|say){_CLAUSE_END}"
+    rf"|\b(?:can\s*not|can['\u2019]?t)\s+be\s+(?:determined|known|told){_CLAUSE_END}"
+    rf"|\bimpossible\s+to\s+(?:say|tell|know|determine){_CLAUSE_END}"
+    rf"|\b(?:insufficient|not\s+enough)\s+information{_CLAUSE_END}"
+    rf"|\b(?:story|text)\s+(?:does\s+not|doesn['\u2019]?t)\s+say{_CLAUSE_END}",
     re.IGNORECASE,
 )
-"""What says an answer cannot be given: beside a candidate it is no committed answer ("I don't
-know, bucket", "bucket or cannot be determined", "Unknown; bucket")."""
-_DECLINE_WORDS = ("know", "tell", "say", "determin", "told", "idea", "information")
+"""What says an answer cannot be given, as a clause of its own: beside a candidate it is no
+committed answer ("I don't know, bucket", "bucket or cannot be determined", "Unknown; bucket"),
+while a reason is ("bucket: the move is unknown to her", "No. The story doesn't say she saw
+it")."""
+_DECLINE_FILLER = frozenset({"it", "is", "s", "or"})
+"""Words around a refusal that leave it a candidate's own ("It is unknown." for "unknown")."""
+_DECLINE_WORDS = ("know", "tell", "say", "determin", "told", "idea", "information", "unclear")
 """A word of every refusal _DECLINES reads."""
 _ASKED_BACK = re.compile(r"\?[\s*_\"'\u201d\u2019)\]]*$")
 """An answer that ends as a question ("Is it the bucket?", "bucket?") asks, not answers."""
@@ -857,7 +864,7 @@ def declines_or_asks_back(
 ) -> str | None:
     """Why a choice or free-text answer gives no committed answer although it may name the
     gold (None when it does): it ends as a question, or says the answer cannot be given
-    (reward red team: both were paid as the gold; a yes/no answer has its own rule). A
+    (reward red team: both were paid as the gold). A
     refusal made of a candidate's own words ("unknown" as a label) is an answer;
     ``own_words`` gives those words, asked only when a refusal is found."""
     if _ASKED_BACK.search(answer):
@@ -866,7 +873,7 @@ def declines_or_asks_back(
     if not any(word in lowered for word in _DECLINE_WORDS):
         return None
     for found in _DECLINES.finditer(answer):
-        if not set(words(found.group())) <= own_words():
+        if not set(words(found.group())) - _DECLINE_FILLER <= own_words():
             return "the answer says it cannot be given"
     return None
 

@@ -291,6 +291,9 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     else:
         assert isinstance(item.answer, str)
         if item.answer_type == "yes_no":
+            declined = declines_or_asks_back(answer)  # "Yes, I don't know", "Yes. Or not?"
+            if declined is not None:
+                return False, "several_candidates", declined
             j = judge_yes_no(answer, item.answer, item.question)
             return j.correct, j.verdict, j.detail
         answer = read_marks(read_denied_questions(answer))

@@ -479,6 +479,10 @@ def test_a_yes_no_answer_read_by_how_it_restates_the_question(
         ("Ann does not know it moved, so the bucket", True),
         ("She cannot tell it moved: bucket", True),
         ("bucket (not sure)", True),
+        # a refusal's words in a reason are no refusal
+        ("bucket, since the move is unknown to her", True),
+        ("Ann has no idea it moved, so bucket", True),
+        ("bucket; the story doesn't say she saw it", True),
     ],
 )
 def test_a_choice_asked_back_or_declined_is_no_answer(answer: str, correct: bool) -> None:
@@ -531,5 +535,23 @@ def test_a_yes_no_word_the_answer_calls_wrong_is_not_said(answer: str, correct: 
     from tomgym.rewards import judge_answer
 
     item = ToMItem(id="y", story="s", question="Does Ann know?", answer="yes",
+                   answer_type="yes_no")  # fmt: skip
+    assert judge_answer(answer, item)[0] is correct
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "correct"),
+    [("yes", "Yes, she does. Or does she?", False), ("yes", "Yes, I don't know", False),
+     ("no", "No, I don't know.", False), ("yes", "Yes, the story doesn't say otherwise", True),
+     ("no", "No. The story doesn't say she saw it.", True),
+     ("no", "No, it is unknown to her.", True)],
+)  # fmt: skip
+def test_a_yes_no_answer_asked_back_or_declined_is_no_answer(
+    gold: str, answer: str, correct: bool
+) -> None:
+    """Reward red team: "Yes, she does. Or does she?" and "Yes, I don't know" were paid."""
+    from tomgym.rewards import judge_answer
+
+    item = ToMItem(id="y", story="s", question="Does Ann know about the plans?", answer=gold,
                    answer_type="yes_no")  # fmt: skip
     assert judge_answer(answer, item)[0] is correct
