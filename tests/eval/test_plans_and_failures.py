@@ -479,13 +479,23 @@ def test_a_failed_retry_of_an_unanswered_item_is_reported_and_retried_again(
 
 def test_top_p_at_its_default_given_explicitly_is_the_same_run(tmp_path: Path) -> None:
     """Red team: --agent-option top_p=1.0 was refused as another run ('agent options:
-    {'top_p': 1.0} here, {} in the directory'), as --temperature 0 is not."""
+    {'top_p': 1.0} here, {} in the directory'), as --temperature 0 is not. A model's other
+    top_p is another run; a rule-based agent's top_p shapes nothing (user red team: an oracle
+    run given top_p=0.9 refused the plain rerun)."""
     out = tmp_path / "run"
     evaluate("random", [ENV], n=2, out=out, quiet=True)
     summary = evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 1.0}, quiet=True)
     assert summary.complete and summary.n_items == 3
-    with pytest.raises(runner.RunConflictError, match="top_p"):
-        evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 0.9}, quiet=True)
+    summary = evaluate("random", [ENV], n=3, out=out, agent_options={"top_p": 0.9}, quiet=True)
+    assert summary.complete
+    from tomgym.eval.store import read_metadata
+
+    stored = read_metadata(out)
+    assert stored is not None
+    model = stored.model_copy(update={"agent": "smollm2", "agent_options": {}})
+    sampled = model.model_copy(update={"agent_options": {"top_p": 0.9}})
+    assert model.conflicts(model.model_copy(update={"agent_options": {"top_p": 1.0}})) == []
+    assert any("top_p" in problem for problem in sampled.conflicts(model))
 
 
 def test_split_all_is_every_item_or_an_error_never_a_held_out_split_in_its_place(

@@ -188,6 +188,15 @@ class EnvPlan(BaseModel):
         return self.comparable_kwargs(both) == other.comparable_kwargs(both)
 
 
+def without_sampling(options: dict[str, Any]) -> dict[str, Any]:
+    """Agent options less the sampling ones (``top_p``), which a rule-based agent's answers do
+    not depend on (user red team: ``--agent-option top_p=0.9`` on an oracle run locked its
+    directory against the plain rerun)."""
+    from tomgym.agents.base import SAMPLING_OPTIONS
+
+    return {k: v for k, v in options.items() if k not in SAMPLING_OPTIONS}
+
+
 def without_revision(options: dict[str, Any]) -> dict[str, Any]:
     """Agent options as two runs compare them: less ``revision``, which names a hub model's
     commit another way, and less ``top_p`` at its default (``top_p=1.0`` given explicitly is
@@ -306,6 +315,8 @@ class RunMetadata(BaseModel):
         # conflict): pinning the directory's own commit, as that message says to, finishes it.
         mine = without_revision(self.agent_options)
         stored = without_revision(other.agent_options)
+        if agent_kind(self.agent) in RULE_BASED:  # no top_p shapes answers no text carries
+            mine, stored = without_sampling(mine), without_sampling(stored)
         if mine != stored:
             problems.append(f"agent options: {mine} here, {stored} in the directory")
         theirs = {e.env_id: e for e in [*other.stored_envs, *other.envs]}
