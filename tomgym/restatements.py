@@ -12,6 +12,7 @@ words; anything else (another object, a reason, a concession) says nothing here.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ class YesNoQuestion:
     rest: tuple[str, ...]
 
 
+@functools.lru_cache(maxsize=4096)  # a release asks one question of many answers
 def parse_question(question: str) -> YesNoQuestion | None:
     """The question's parts, for "Does NAME VERB ...?" and "[From NAME's perspective,] is the
     THING ...?" (the instruction after the question mark left out); None for any other form."""
