@@ -806,18 +806,20 @@ ANY_OTHER_WORDS = frozenset(
 """Words that, in a clause opened by "or", offer every other answer at once without naming
 one: "bucket, or the other one", "box or elsewhere", "basket, or both", "negative, or the
 opposite", "yes, or vice versa"."""
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 ANY_OTHER_REACH = 4
 """How many words after such an "or" may hold one of ANY_OTHER_WORDS."""
 _NOT_ANY_OTHER = frozenset({("other", "words")})
 """Pairs where such a word offers nothing: "box, or in other words the crate"."""
 
 
-def offers_any_other(answer: str, own_words: frozenset[str] = frozenset()) -> bool:
+def offers_any_other(answer: str, own_words: Callable[[], frozenset[str]] = frozenset) -> bool:
     """Whether an "or" opens, in its clause, an offer of any other answer (ANY_OTHER_WORDS,
     at most ANY_OTHER_REACH words after it): a hedge over every candidate that names none of
     them, paid as the gold alone before (reward red team). ``own_words``: the words of the
-    item's candidates and gold, which are answers, not such offers ("the other drawer")."""
-    if "or" not in answer.lower():
+    item's candidates and gold, which are answers, not such offers ("the other drawer"),
+    asked for only when such a word is found."""
+    if _OR.search(answer) is None:  # most answers: nothing to read
         return False
     tokens, clause_of = clause_words(answer, _CLAUSE_BREAKS)
     for i, token in enumerate(tokens):
@@ -829,7 +831,7 @@ def offers_any_other(answer: str, own_words: frozenset[str] = frozenset()) -> bo
                 break
             if (
                 word in ANY_OTHER_WORDS
-                and word not in own_words
+                and word not in own_words()
                 and (word, tokens[j + 1] if j + 1 < len(tokens) else "") not in _NOT_ANY_OTHER
             ):
                 return True

@@ -279,11 +279,7 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
     refuted = _REFUTED_AT_START_YES_NO if yes_no else _REFUTED_AT_START
     if retracted.search(answer) or refuted.search(answer):
         return False, "wrong", "the answer takes itself back, or is labelled wrong"
-    if (
-        item.answer_type != "names"
-        and _OR.search(answer)  # (most answers: the candidates' words are not read)
-        and offers_any_other(answer, _own_words(item))
-    ):
+    if item.answer_type != "names" and offers_any_other(answer, lambda: _own_words(item)):
         return False, "several_candidates", "the answer also offers any other answer"
     if item.answer_type == "names":
         assert isinstance(item.answer, list)
@@ -345,9 +341,6 @@ def judge_answer(answer: str, item: ToMItem) -> tuple[bool, Verdict, str]:
                 item.question,
             )
     return j.correct, j.verdict, j.detail
-
-
-_OR = re.compile(r"\bor\b", re.IGNORECASE)
 
 
 def _own_words(item: ToMItem) -> frozenset[str]:

@@ -373,6 +373,11 @@ def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
     assert judge_answer("the garbage can", collected)[0]
 
 
+BUCKET = ToMItem(id="q", story="Ann put the ball in the bucket.", question="Where is the ball?",
+                answer="bucket", candidates=("bucket", "pantry"))  # fmt: skip
+"""A two-candidate item for the judge's readings of hedged, declined or asked-back answers."""
+
+
 @pytest.mark.parametrize(
     ("answer", "correct"),
     [
@@ -395,9 +400,7 @@ def test_synonyms_name_a_candidate_only_where_no_other_shares_them() -> None:
 def test_an_or_offering_any_other_answer_is_no_answer(answer: str, correct: bool) -> None:
     from tomgym.rewards import judge_answer
 
-    item = ToMItem(id="q", story="Ann put the ball in the bucket.", question="Where is the ball?",
-                   answer="bucket", candidates=("bucket", "pantry"))  # fmt: skip
-    assert judge_answer(answer, item)[0] is correct
+    assert judge_answer(answer, BUCKET)[0] is correct
 
 
 def test_any_other_offers_on_yes_no_and_label_answers_and_candidate_words() -> None:
@@ -488,9 +491,7 @@ def test_a_yes_no_answer_read_by_how_it_restates_the_question(
 def test_a_choice_asked_back_or_declined_is_no_answer(answer: str, correct: bool) -> None:
     from tomgym.rewards import judge_answer
 
-    item = ToMItem(id="q", story="Ann put the ball in the bucket.", question="Where is the ball?",
-                   answer="bucket", candidates=("bucket", "pantry"))  # fmt: skip
-    assert judge_answer(answer, item)[0] is correct
+    assert judge_answer(answer, BUCKET)[0] is correct
 
 
 def test_a_refusal_that_is_a_candidate_is_an_answer() -> None:
