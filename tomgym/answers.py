@@ -77,11 +77,13 @@ LEAVING_WORDS = frozenset({"left", "leave", "leaves", "leaving", "budged"})
 """After a negation, words that make it deny a departure, not the place ("never left the jar");
 so does "from" or "out of" just before the place ("has not moved from the jar"), while "was
 never moved to the jar" still denies it."""
-EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to"})
-"""Words that may stand between a negation and a candidate it excludes ("not in the box"):
-any other word means the negation is about something else ("not sure box or basket"). Verbs
-are not among them: "won't look in the box or the basket" would exclude the box, leaving the
-basket as the answer, while the 3-word reach of a negation cannot see back to deny it."""
+EXCLUDING_GAP = frozenset({"in", "inside", "into", "at", "on", "to", "be"})
+"""Words that may stand between a negation and a candidate it excludes ("not in the box", "it
+cannot be the box", "can't be in the box"): any other word means the negation is about
+something else ("not sure box or basket"). "be" is the one verb among them, as the gold's own
+denial reads it too; others are not: "won't look in the box or the basket" would exclude the
+box, leaving the basket as the answer, while the 3-word reach of a negation cannot see back to
+deny it."""
 CONTRAST_WORDS = frozenset({"but", "rather", "instead"})
 """After a negation, words that turn it round: "not the hamper but the box" affirms the box."""
 NEGATING_EXCLUSION = frozenset({"none", "nothing", "nowhere", "no"})

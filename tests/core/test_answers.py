@@ -1436,6 +1436,22 @@ def test_a_candidate_refuted_after_it_is_excluded_and_its_refutation_is_its_own(
 
 
 @pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [("green basket, it cannot be the blue box", "correct"),
+     ("green basket; it can't be in the blue box", "correct"),
+     ("it won't be the blue box, so the green basket", "correct"),
+     ("it cannot be the green basket, so the blue box", "wrong"),
+     ("it can be the green basket or the blue box", "several_candidates"),
+     ("it could not be sure: the green basket or the blue box", "several_candidates")],
+)  # fmt: skip
+def test_a_rival_after_cannot_be_is_excluded(answer: str, verdict: str) -> None:
+    """Last session's leftover: "green basket, it cannot be the blue box" was refused as naming
+    two candidates, while "cannot be the green basket" already denied the gold: "be" between a
+    negation and a candidate now excludes it on both sides."""
+    assert score_response(fmt(answer), basket_item()).verdict == verdict
+
+
+@pytest.mark.parametrize(
     "answer", ["green basket (the blue one is wrong)", "green basket. Blue one: wrong"]
 )
 def test_a_rival_named_by_its_colour_and_one_owns_its_refutation(answer: str) -> None:
