@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -194,3 +195,47 @@ def test_paper_presets_train_in_micro_batches_of_one_step_per_prompt_batch(
         assert config.generation_batch_size == prompts * rollouts
         assert config.generation_batch_size // config.num_generations == prompts
     assert [micro_batch(n) for n in (2, 9, 12, 64, 7)] == [2, 3, 6, 8, 7]
+
+
+def test_resuming_a_model_with_tied_embeddings_does_not_warn_of_missing_keys() -> None:
+    """Every TRL resume of SmolLM2 printed "There were missing keys in the checkpoint model
+    loaded: ['lm_head.weight']": the checkpoint saves the tied tensor once, under the
+    embeddings' name. Only tied copies are quiet; a key whose tensor is really gone still warns.
+    (A small module with tied weights stands in for the model: loading SmolLM2 takes 25 s.)"""
+    torch = pytest.importorskip("torch")
+    from tomgym.train.trl_backend import MISSING_KEYS_NOTE, quiet_about_tied_copies
+
+    class Tied(torch.nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = torch.nn.Embedding(5, 3)
+            self.head = torch.nn.Linear(3, 5, bias=False)
+            self.head.weight = self.embed.weight
+            self.norm = torch.nn.LayerNorm(3)
+
+    class Kept(logging.Handler):  # transformers' loggers may not propagate to caplog's
+        def __init__(self) -> None:
+            super().__init__()
+            self.messages: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.messages.append(record.getMessage())
+
+    model, kept = Tied(), Kept()
+    trainer_log = logging.getLogger("transformers.trainer")
+    trainer_log.addHandler(kept)
+    try:
+        with quiet_about_tied_copies(model):
+            trainer_log.warning(f"{MISSING_KEYS_NOTE}['head.weight'].")
+            trainer_log.warning(f"{MISSING_KEYS_NOTE}['head.weight', 'embed.weight'].")
+            trainer_log.warning(f"{MISSING_KEYS_NOTE}['norm.weight'].")
+            trainer_log.warning("There were unexpected keys in the checkpoint model loaded: ['x'].")
+        trainer_log.warning(f"{MISSING_KEYS_NOTE}['head.weight'].")  # outside: as before
+    finally:
+        trainer_log.removeHandler(kept)
+    assert kept.messages == [
+        f"{MISSING_KEYS_NOTE}['head.weight', 'embed.weight'].",
+        f"{MISSING_KEYS_NOTE}['norm.weight'].",
+        "There were unexpected keys in the checkpoint model loaded: ['x'].",
+        f"{MISSING_KEYS_NOTE}['head.weight'].",
+    ]

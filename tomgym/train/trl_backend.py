@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import json
+import logging
 import sys
 import warnings
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -114,6 +118,57 @@ def _hide_checkpointing_renames() -> None:
     )
 
 
+MISSING_KEYS_NOTE = "There were missing keys in the checkpoint model loaded: "
+"""How transformers' Trainer starts its warning after resuming, the keys following as a list."""
+
+
+def tied_copies_only(model: Any, keys: Iterable[str]) -> bool:
+    """Whether every one of ``keys`` names a parameter that shares its tensor with a parameter
+    not among them (``lm_head.weight`` of a model with tied embeddings): a checkpoint saves a
+    tied tensor once, and loading it fills every name of that tensor."""
+    missing = set(keys)
+    names_of: dict[int, set[str]] = {}
+    for name, parameter in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(parameter.data_ptr(), set()).add(name)
+    tensor_of = {name: pointer for pointer, names in names_of.items() for name in names}
+    return bool(missing) and all(
+        key in tensor_of and names_of[tensor_of[key]] - missing for key in missing
+    )
+
+
+class _TiedCopiesNotMissing(logging.Filter):
+    """Drops the Trainer's missing-keys warning when the keys are only tied copies (see
+    :func:`tied_copies_only`); any other missing key still warns."""
+
+    def __init__(self, model: Any) -> None:
+        super().__init__()
+        self.model = model
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if not message.startswith(MISSING_KEYS_NOTE):
+            return True
+        try:
+            keys = ast.literal_eval(message[len(MISSING_KEYS_NOTE) :].strip().rstrip("."))
+        except (ValueError, SyntaxError):
+            return True
+        return not (isinstance(keys, list) and tied_copies_only(self.model, keys))
+
+
+@contextlib.contextmanager
+def quiet_about_tied_copies(model: Any) -> Iterator[None]:
+    """Within it, resuming a model with tied embeddings does not warn that its checkpoint
+    misses ``lm_head.weight`` (SmolLM2 and Qwen2.5's small models tie them): the weights are
+    all there, and a warning on every resume reads as a broken checkpoint."""
+    logger = logging.getLogger("transformers.trainer")
+    quiet = _TiedCopiesNotMissing(model)
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
+
+
 TRL_MICRO_BATCH = 8
 """Most completions in one TRL forward and backward pass (per device)."""
 
@@ -152,9 +207,7 @@ def plan_trl_run(args: argparse.Namespace) -> TrlPlan:
     check_eval_agent(args)
     warn_openrlhf_only(args)
     warn_selection_on_held_out(eval_envs)
-    warn_held_out_training(
-        args.train_env, args.split, eval_envs, eval_split, env_kwargs, args.n
-    )
+    warn_held_out_training(args.train_env, args.split, eval_envs, eval_split, env_kwargs, args.n)
     if not getattr(args, "save_steps", None):  # one checkpoint per pass, as for OpenRLHF
         per_pass = max(1, rows // preset_from_args(args).prompts_per_batch)
         settings.update(save_strategy="steps", save_steps=per_pass)
@@ -243,7 +296,7 @@ def _train_trl(
     last = last_trainer_checkpoint(out) if out.is_dir() else None
     if last is not None:
         print(f"resuming from {last}", flush=True)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), quiet_about_tied_copies(trainer.model):
         _hide_checkpointing_renames()
         trainer.train(resume_from_checkpoint=str(last) if last is not None else None)
     final = out / "final"
