@@ -218,9 +218,7 @@ class FittedGuess:
         def same(name: str, value: Any) -> bool:
             return name in registered and _as_json(registered[name]) == _as_json(value)
 
-        return {
-            k: v for k, v in (source_kwargs or {}).items() if k != "split" and not same(k, v)
-        }
+        return {k: v for k, v in (source_kwargs or {}).items() if k != "split" and not same(k, v)}
 
     @classmethod
     def fit_key(cls, env_id: str, source_kwargs: Mapping[str, Any] | None = None) -> str:

@@ -67,9 +67,7 @@ class OracleAgent:
         extra: dict[str, Any] = {"source": "gold"}
         if error:
             extra["simulator_error"] = error
-        return Response(
-            text=tagged("The gold answer.", episode.gold, episode.prefill), extra=extra
-        )
+        return Response(text=tagged("The gold answer.", episode.gold, episode.prefill), extra=extra)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "oracle", "spec": self.spec, "simulated_families": SIMULATED_FAMILIES}

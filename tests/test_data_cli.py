@@ -82,9 +82,7 @@ def test_audit_goes_on_past_a_missing_release(
     out, err = capsys.readouterr()
     assert "583/600 (97.2%)" in out
     assert "not audited, tomi-original-val:" in err and "tomi" in err
-    assert [r["dataset"] for r in json.loads(out_file.read_text(encoding="utf-8"))] == [
-        "hitom-cot"
-    ]
+    assert [r["dataset"] for r in json.loads(out_file.read_text(encoding="utf-8"))] == ["hitom-cot"]
 
 
 def test_register_validates_and_previews(

@@ -78,8 +78,7 @@ def solve(story: str, question: str, family: str = "hitom", mode: str = "rules")
     if mode not in modes:
         only = "only " if len(modes) == 1 else ""
         raise ValueError(
-            f"family {family!r} has {only}the mode(s) {', '.join(map(repr, modes))}, "
-            f"not {mode!r}"
+            f"family {family!r} has {only}the mode(s) {', '.join(map(repr, modes))}, not {mode!r}"
         )
     if family == "hitom":
         from tomgym.world.solve import solve_hitom

@@ -85,9 +85,13 @@ def test_every_baseline_is_deterministic_and_well_formed(spec: str) -> None:
 def yes_no_env() -> Iterator[str]:
     env_id = "Test-Agents-YesNo-v0"
     items = [
-        {"id": f"q{i}", "story": "Anne put the ball in the box. Anne left.",
-         "question": "Does Anne know where the ball is?", "answer": answer,
-         "answer_type": "yes_no"}
+        {
+            "id": f"q{i}",
+            "story": "Anne put the ball in the box. Anne left.",
+            "question": "Does Anne know where the ball is?",
+            "answer": answer,
+            "answer_type": "yes_no",
+        }
         for i, answer in enumerate(["yes", "yes", "yes", "no"])
     ]
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
@@ -103,7 +107,9 @@ def test_constant_answers_on_yes_no_items(yes_no_env: str) -> None:
     assert [i["correct"] for i in no] == [False, False, False, True]
     # random picks yes or no; majority fits on the env's own items (no split argument)
     assert {r.text.split("<answer>")[1][:-9] for r in make_agent("random").act(eps * 3)} <= {
-        "yes", "no"}
+        "yes",
+        "no",
+    }
     majority = step_all(yes_no_env, [r.text for r in make_agent("heuristic:majority").act(eps)])
     assert [i["correct"] for i in majority] == [True, True, True, False]
 
@@ -136,9 +142,14 @@ def test_first_and_initial_read_the_story() -> None:
         "6 Ben moved the ball to the green_box."
     )
     episode = Episode(
-        env_id="none", item_id="x", prompt="", messages=[], story=story,
+        env_id="none",
+        item_id="x",
+        prompt="",
+        messages=[],
+        story=story,
         question="Where does Anne think the ball is?",
-        candidates=("green_box", "blue_box", "red_box"), family="hitom",
+        candidates=("green_box", "blue_box", "red_box"),
+        family="hitom",
     )
     answer = {
         spec: make_agent(spec).act([episode])[0].text.split("<answer>")[1]
@@ -151,9 +162,13 @@ def test_first_and_initial_read_the_story() -> None:
     }
     # a story outside the parser's forms: the text fallback over mentions of the object
     odd = Episode(
-        env_id="none", item_id="y", prompt="", messages=[],
+        env_id="none",
+        item_id="y",
+        prompt="",
+        messages=[],
         story="The hat sat in the drawer. Later, someone took the hat to the closet.",
-        question="Where is the hat really?", candidates=("closet", "drawer"),
+        question="Where is the hat really?",
+        candidates=("closet", "drawer"),
     )
     (response,) = make_agent("heuristic:reality").act([odd])
     assert response.text.endswith("<answer>closet</answer>") and response.extra["how"] == "text"
@@ -178,8 +193,13 @@ def test_majority_on_an_env_without_splits_never_counts_the_answered_item() -> N
     is answered from the other fold of the env's items."""
     env_id = "Test-Agents-Distinct-v0"
     items = [
-        {"id": f"q{i}", "story": f"Ann put the ball in the pot{i}.", "question": "Where?",
-         "answer": f"pot{i}", "candidates": [f"pan{i}", f"pot{i}"]}
+        {
+            "id": f"q{i}",
+            "story": f"Ann put the ball in the pot{i}.",
+            "question": "Where?",
+            "answer": f"pot{i}",
+            "candidates": [f"pan{i}", f"pot{i}"],
+        }
         for i in range(6)
     ]
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
@@ -233,8 +253,13 @@ def test_majority_without_splits_counts_every_item_not_the_first_500() -> None:
     label for the prior (red team: OpenToM's multihop file opens with "more full")."""
     env_id = "Test-Agents-Sorted-v0"
     items = [
-        {"id": f"q{i}", "story": "Ann put the ball in the pot.", "question": "Where?",
-         "answer": "pan" if i < 500 else "pot", "candidates": ["pan", "pot"]}
+        {
+            "id": f"q{i}",
+            "story": "Ann put the ball in the pot.",
+            "question": "Where?",
+            "answer": "pan" if i < 500 else "pot",
+            "candidates": ["pan", "pot"],
+        }
         for i in range(1100)
     ]
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
@@ -278,9 +303,14 @@ def test_position_finds_the_named_place_that_holds_the_gold() -> None:
     for i in range(12):
         a, b, c = names[i % 6], names[(i + 1) % 6], names[(i + 2) % 6]
         items.append(
-            {"id": f"q{i}", "story": f"The ball is in the {a}. Ann moved it to the {b}. "
-             f"Bob moved it to the {c}.", "question": "Where does Ann think the ball is?",
-             "answer": b, "candidates": sorted([a, b, c])}
+            {
+                "id": f"q{i}",
+                "story": f"The ball is in the {a}. Ann moved it to the {b}. "
+                f"Bob moved it to the {c}.",
+                "question": "Where does Ann think the ball is?",
+                "answer": b,
+                "candidates": sorted([a, b, c]),
+            }
         )
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
     try:

@@ -36,10 +36,21 @@ def test_oracle_explains_nested_beliefs() -> None:
 def custom_env() -> Iterator[str]:
     env_id = "Test-Agents-Oracle-v0"
     items = [
-        {"id": "a", "story": "Mia hid the key.", "question": "Who hid the key?",
-         "answer": "Mia", "candidates": ("Mia", "Tom"), "answer_type": "choice"},
-        {"id": "b", "story": "Mia and Tom met.", "question": "Who met?",
-         "answer": ["Mia", "Tom"], "answer_type": "names"},
+        {
+            "id": "a",
+            "story": "Mia hid the key.",
+            "question": "Who hid the key?",
+            "answer": "Mia",
+            "candidates": ("Mia", "Tom"),
+            "answer_type": "choice",
+        },
+        {
+            "id": "b",
+            "story": "Mia and Tom met.",
+            "question": "Who met?",
+            "answer": ["Mia", "Tom"],
+            "answer_type": "names",
+        },
     ]
     tomgym.register_tom_env(env_id, items=items, overwrite=True)
     yield env_id
@@ -64,8 +75,14 @@ def test_oracle_without_simulator_or_gold_fails_cleanly() -> None:
 
 def test_oracle_on_an_unparsable_hitom_story_uses_gold() -> None:
     episode = Episode(
-        env_id="x", item_id="x", prompt="", messages=[], story="Something odd happened.",
-        question="Where is the ball really?", family="hitom", gold="box",
+        env_id="x",
+        item_id="x",
+        prompt="",
+        messages=[],
+        story="Something odd happened.",
+        question="Where is the ball really?",
+        family="hitom",
+        gold="box",
     )
     (response,) = make_agent("oracle").act([episode])
     assert response.extra["source"] == "gold" and "simulator_error" in response.extra
@@ -78,8 +95,13 @@ def test_oracle_answers_tomi_stories() -> None:
         "4 Anne exited the kitchen.\n5 Ben moved the ball to the basket."
     )
     episode = Episode(
-        env_id="x", item_id="x", prompt="", messages=[], story=story,
-        question="Where will Anne look for the ball?", family="tomi",
+        env_id="x",
+        item_id="x",
+        prompt="",
+        messages=[],
+        story=story,
+        question="Where will Anne look for the ball?",
+        family="tomi",
     )
     (response,) = make_agent("oracle").act([episode])
     assert response.extra["source"] == "simulator"

@@ -57,8 +57,9 @@ def fake_vllm(monkeypatch: pytest.MonkeyPatch, calls: dict[str, Any]) -> None:
         def generate(self, prompts: list[dict[str, Any]], params: Any, use_tqdm: bool) -> list:
             calls["prompts"], calls["params"] = prompts, params
             ids = [ord(" "), ord("o"), ord("k"), 0]
-            done = types.SimpleNamespace(text="vLLM's own text", token_ids=ids,
-                                         finish_reason="stop")
+            done = types.SimpleNamespace(
+                text="vLLM's own text", token_ids=ids, finish_reason="stop"
+            )
             return [types.SimpleNamespace(outputs=[done]) for _ in prompts]
 
     fake = types.ModuleType("vllm")
@@ -84,7 +85,10 @@ def test_act_with_a_stand_in_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls["engine"] == {"model": "some/model", "seed": 5, "dtype": "bfloat16"}
     # The text is the tokenizer's decode of the token ids, special tokens dropped, as in hf.py.
     assert (response.text, response.prompt_tokens, response.completion_tokens) == (
-        " ok", len(expected), 4)
+        " ok",
+        len(expected),
+        4,
+    )
     assert agent.describe()["engine"] == {"dtype": "bfloat16"}
     assert isinstance(agent, vllm.VLLMAgent)
     agent.close()
@@ -145,7 +149,10 @@ def test_cpu_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
     assert vllm.engine_defaults({"max_new_tokens": 5}, cpu=False) == {}
     assert vllm.engine_defaults({"enforce_eager": True}, cpu=True) == {
-        "enforce_eager": True, "dtype": "float32", "kv_cache_memory_bytes": 1 << 30}
+        "enforce_eager": True,
+        "dtype": "float32",
+        "kv_cache_memory_bytes": 1 << 30,
+    }
     assert vllm.engine_defaults({"dtype": "bfloat16"}, cpu=True)["dtype"] == "bfloat16"
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "2")
     assert vllm.engine_defaults({}, cpu=True) == {"dtype": "float32"}
@@ -168,8 +175,10 @@ def hitom_episodes() -> list[Episode]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec("vllm") is None,
-                    reason="needs vLLM: scripts/setup_vllm.sh, then .venv-vllm/bin/python")
+@pytest.mark.skipif(
+    importlib.util.find_spec("vllm") is None,
+    reason="needs vLLM: scripts/setup_vllm.sh, then .venv-vllm/bin/python",
+)
 def test_greedy_texts_identical_to_transformers(request: pytest.FixtureRequest) -> None:
     """vLLM CPU (float32, its default torch.compile'd model) and transformers one prompt at a time
     (float32): same prompt token ids, same texts, same token counts, item by item."""
@@ -190,7 +199,10 @@ def test_greedy_texts_identical_to_transformers(request: pytest.FixtureRequest) 
     expected = local.act(episodes)
     for number, (mine, theirs) in enumerate(zip(served, expected, strict=True)):
         assert (mine.text, mine.completion_tokens, mine.prompt_tokens) == (
-            theirs.text, theirs.completion_tokens, theirs.prompt_tokens), f"item {number}"
+            theirs.text,
+            theirs.completion_tokens,
+            theirs.prompt_tokens,
+        ), f"item {number}"
     assert all(r.text.strip() for r in served)
     assert any(r.completion_tokens == MAX_NEW_TOKENS for r in served)  # some run to the limit
     assert any(r.extra["finish_reason"] == "stop" for r in served)  # and some stop on EOS

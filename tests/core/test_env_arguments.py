@@ -31,7 +31,13 @@ def test_cli_reads_python_and_json_constants() -> None:
         ["a=False", "b=True", "c=None", "d=false", "e=null", "f=0.5", "g=train", "h=[1, 2]"]
     )
     assert parsed == {
-        "a": False, "b": True, "c": None, "d": False, "e": None, "f": 0.5, "g": "train",
+        "a": False,
+        "b": True,
+        "c": None,
+        "d": False,
+        "e": None,
+        "f": 0.5,
+        "g": "train",
         "h": [1, 2],
     }
     assert parse_kwargs(["deception=False"])["deception"] is False
@@ -154,8 +160,14 @@ def test_equal_keys_of_other_types_are_not_conflated_by_the_caches() -> None:
 
 
 def test_configs_refuse_other_types() -> None:
-    for bad in ({"deception": "False"}, {"length": 2.0}, {"noise": "0.5"}, {"orders": 3},
-                {"orders": (True,)}, {"debiased": 1}):
+    for bad in (
+        {"deception": "False"},
+        {"length": 2.0},
+        {"noise": "0.5"},
+        {"orders": 3},
+        {"orders": (True,)},
+        {"debiased": 1},
+    ):
         with pytest.raises(ValueError):
             HiToMConfig(**bad)  # type: ignore[arg-type]
     for bad_tomi in ({"coloured": "no"}, {"debiased": 1}, {"question_types": "memory"}):

@@ -319,8 +319,14 @@ def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> N
         {**base, "id": "a", "answer": "box", "split": "train"},
         # the same question with another space, case and mark (custom-data audit: only an
         # exact copy was caught)
-        {"story": "Ann put the ball in the box. ", "question": "where is the ball ?",
-         "candidates": ["box", "bag"], "id": "b", "answer": "box", "split": "test"},
+        {
+            "story": "Ann put the ball in the box. ",
+            "question": "where is the ball ?",
+            "candidates": ["box", "bag"],
+            "id": "b",
+            "answer": "box",
+            "split": "test",
+        },
         {**base, "id": "c", "answer": "bag", "split": "test"},
     ]
     env_id = "Test-Registry-Repeated-v0"

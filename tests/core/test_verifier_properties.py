@@ -338,9 +338,13 @@ def listed_alternative(block: str, golds: Sequence[str], barred: Sequence[str] =
         and not (number > first_held and part[0] in reasons and before[number] in {",", ";", "("})
         and not (number > first_held and is_reason(part, before[number], barred_words))
         # a note joined by a coordinator describes another answer ("or its original location")
-        and not (is_note(part, barred_words)
-                 and not (before[number].casefold() in {"and", "or", "then", "vs", "versus"}
-                          and part[0] != "so"))
+        and not (
+            is_note(part, barred_words)
+            and not (
+                before[number].casefold() in {"and", "or", "then", "vs", "versus"}
+                and part[0] != "so"
+            )
+        )
         for number, (part, held) in enumerate(zip(parts, holds, strict=True))
     )
 
@@ -382,8 +386,11 @@ def oracle_names(block: str, gold: Sequence[str] = ()) -> set[tuple[str, ...]]:
         into = names
         excluding = {"not", "except", "excluding", "without", "never"}
         others = set(said[1:])
-        if said[:1] and said[0] in excluding and others and not others & (
-            set(NAME_FILLER) | set(NOT_EXCLUDING)
+        if (
+            said[:1]
+            and said[0] in excluding
+            and others
+            and not others & (set(NAME_FILLER) | set(NOT_EXCLUDING))
         ):
             said, into = said[1:], excluded
         current: list[str] = []
@@ -486,9 +493,11 @@ def oracle_yes_no(block: str, lead_in: bool = True) -> str | None:
     if not said or (len(said) == 1 and block.rstrip().endswith("?")):
         return None
     if said[0] in {"yes", "no"} or said[0] in YES_NO_SYNONYMS:
-        declined = said[0] in {"no", "nope", "nah"} and said[1:2] in (
-            ["idea"], ["clue"], ["clues"], ["telling"], ["comment"]
-        ) or said[1:3] in (["way", "to"], ["way", "of"])
+        declined = (
+            said[0] in {"no", "nope", "nah"}
+            and said[1:2] in (["idea"], ["clue"], ["clues"], ["telling"], ["comment"])
+            or said[1:3] in (["way", "to"], ["way", "of"])
+        )
         return None if declined else YES_NO_SYNONYMS.get(said[0], said[0])
     if WHOLE_ANSWERS.get(" ".join(said)) is not None:
         return WHOLE_ANSWERS[" ".join(said)]  # "Not really." is a no
@@ -512,7 +521,10 @@ def oracle_yes_no(block: str, lead_in: bool = True) -> str | None:
         return None
     first = oracle_words(texts[0])
     if " ".join(first) in WHOLE_ANSWERS and " ".join(first) not in {
-        "probably", "i guess so", "i suppose so", "i think so"
+        "probably",
+        "i guess so",
+        "i suppose so",
+        "i think so",
     }:
         return WHOLE_ANSWERS[" ".join(first)]
     auxiliaries = {"does", "do", "did", "is", "was", "are", "were", "will", "would", "could",

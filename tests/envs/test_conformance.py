@@ -28,10 +28,12 @@ def test_check_tries_the_story_s_names_and_places_on_free_text_items() -> None:
     from tomgym.rewards import score_response
 
     story = "Ann put the ball in the box. Ann left. Bob moved the ball to the basket."
-    who = ToMItem(id="w", story=story, question="Who moved the ball?", answer="Bob",
-                  answer_type="text")
-    where = ToMItem(id="p", story=story, question="Where is the ball?", answer="basket",
-                    answer_type="text")
+    who = ToMItem(
+        id="w", story=story, question="Who moved the ball?", answer="Bob", answer_type="text"
+    )
+    where = ToMItem(
+        id="p", story=story, question="Where is the ball?", answer="basket", answer_type="text"
+    )
     for item, kind in ((who, "story_names_spaced"), (where, "story_places_spaced")):
         probes = adversarial_responses(item)
         assert kind in probes

@@ -17,9 +17,7 @@ import tomgym
 from tomgym.rewards import gold_response
 
 ITEMS = 20
-GENERATED_IDS = [
-    s.id for s in tomgym.list_envs() if s.procedural and s.family in ("hitom", "tomi")
-]
+GENERATED_IDS = [s.id for s in tomgym.list_envs() if s.procedural and s.family in ("hitom", "tomi")]
 
 
 def fingerprint(env_id: str) -> str:

@@ -162,14 +162,24 @@ def test_a_belief_option_may_be_answered_by_its_label(release):
     for item in load_fantom(release, ("belief",)):
         gold, other = ("a", "b") if item.candidates[0] == item.answer else ("b", "a")
         assert f"({gold}) " in item.question and f"({other}) " in item.question
-        right = (f"({gold})", gold, f"Option {gold.upper()}", f"{gold}) {item.answer}",
-                 f"The answer is {gold}", f"{gold}, because of what was said",
-                 "B: the second" if gold == "b" else "A. the first")  # "A:" opens answers
+        right = (
+            f"({gold})",
+            gold,
+            f"Option {gold.upper()}",
+            f"{gold}) {item.answer}",
+            f"The answer is {gold}",
+            f"{gold}, because of what was said",
+            "B: the second" if gold == "b" else "A. the first",
+        )  # "A:" opens answers
         for answer in right:
             assert scored(answer, item) == "correct", answer
         assert scored(f"({other})", item) == "wrong"
-        for hedge in (f"({gold}) or ({other})", f"{gold}) or {other})", f"{other} or ({gold})",
-                      f"{gold.upper()}) {other.upper()})"):
+        for hedge in (
+            f"({gold}) or ({other})",
+            f"{gold}) or {other})",
+            f"{other} or ({gold})",
+            f"{gold.upper()}) {other.upper()})",
+        ):
             assert scored(hedge, item) == "several_candidates", hedge
         assert scored("A dog.", item) == "no_candidate"  # the article, not option (a)
         # an option quoted whole is never read for labels ("... plan B." is no option b)

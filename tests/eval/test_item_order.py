@@ -48,8 +48,9 @@ def test_an_older_directory_resumes_in_file_order(tmp_path: Path, data_root: Pat
     assert summary.complete and summary.extra_records == 0
     assert [r.index for r in ResultsStore(tmp_path).load()] == list(range(6))
     with pytest.raises(RunConflictError, match="'first' order"):
-        evaluate(FirstCandidateAgent(), [RELEASE], n=6, out=tmp_path, item_order="shuffled",
-                 quiet=True)
+        evaluate(
+            FirstCandidateAgent(), [RELEASE], n=6, out=tmp_path, item_order="shuffled", quiet=True
+        )
 
 
 def test_a_directory_that_asked_every_item_imposes_no_order(

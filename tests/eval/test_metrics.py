@@ -41,8 +41,9 @@ def test_label_macro_f1_normalises_answers() -> None:
     rows = [
         record(index=0, answer="Yes, it is", gold="yes", answer_type="yes_no", correct=True),
         record(index=1, answer="No", gold="no", answer_type="yes_no", correct=True),
-        record(index=2, answer="The Positive", gold="positive", answer_type="choice",
-               correct=True),  # fmt: skip
+        record(
+            index=2, answer="The Positive", gold="positive", answer_type="choice", correct=True
+        ),  # fmt: skip
     ]
     assert label_macro_f1(rows) == 1.0
     assert label_macro_f1([record(answer_type="text", gold="x")]) is None

@@ -30,8 +30,6 @@ def item_ids(env_id: str, indices: list[int]) -> set[str]:
     return found
 
 
-
-
 def test_failed_items_are_left_out_counted_and_retried(tmp_path: Path) -> None:
     flaky = FlakyAgent(failing=item_ids(ENV, [1, 3]))
     first = evaluate(flaky, [ENV], n=5, out=tmp_path, batch_size=2, quiet=True)
@@ -105,7 +103,11 @@ def test_an_interrupted_rerun_is_flagged_on_the_leaderboard(tmp_path: Path) -> N
     evaluate(FirstCandidateAgent(), [ENV], n=4, out=tmp_path, batch_size=2, quiet=True)
     with pytest.raises(KeyboardInterrupt):
         evaluate(
-            FirstCandidateAgent(interrupt_on_batch=2), [ENV], n=8, out=tmp_path, batch_size=2,
+            FirstCandidateAgent(interrupt_on_batch=2),
+            [ENV],
+            n=8,
+            out=tmp_path,
+            batch_size=2,
             quiet=True,
         )
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
@@ -473,7 +475,9 @@ def test_a_failed_retry_of_an_unanswered_item_is_reported_and_retried_again(
     assert run_cli(*argv) == 0  # the failure is retried by a plain rerun
     summary = json.loads((Path(out) / "summary.json").read_text())
     assert (summary["failed_items"], summary["unanswered_items"], summary["complete"]) == (
-        0, 0, True
+        0,
+        0,
+        True,
     )
 
 

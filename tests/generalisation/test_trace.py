@@ -123,7 +123,7 @@ def test_repeats_count_once_and_contradictions_are_wrong() -> None:
 
 
 def test_tomi_memory_questions_are_not_judged_on_the_present() -> None:
-    """"Where was the O at the beginning?": a claim about now is neither right nor wrong."""
+    """ "Where was the O at the beginning?": a claim about now is neither right nor wrong."""
     item = next(i for i in tomgym.load_items("ToM-ToMi-v0", 60) if i.question_type == "memory")
     think = f"The {item.metadata['object']} is in the {item.answer}."
     score = trace_fidelity(item.story, item.question, think, "tomi")

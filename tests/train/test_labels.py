@@ -133,9 +133,13 @@ def test_split_all_of_an_env_without_splits_is_the_whole_env(tmp_path: Path) -> 
     env_id = "Test-No-Splits-v0"
     tomgym.register_tom_env(
         env_id,
-        generator=lambda i: {"id": f"g{i}", "story": "Ann put the pen in the box.",
-                             "question": "Where is the pen?", "answer": "box",
-                             "candidates": ["box", "bag"]},  # fmt: skip
+        generator=lambda i: {
+            "id": f"g{i}",
+            "story": "Ann put the pen in the box.",
+            "question": "Where is the pen?",
+            "answer": "box",
+            "candidates": ["box", "bag"],
+        },  # fmt: skip
         max_prompt_chars=200,
     )
     try:
@@ -251,8 +255,12 @@ def test_completion_shapes_other_libraries_hand_over_are_read_or_refused() -> No
         [{"role": "model", "content": text}],
         [{"role": "Assistant", "content": text}],
         [{"generated_text": text}],
-        {"generated_text": [{"role": "user", "content": "q"},
-                            {"role": "assistant", "content": text}]},
+        {
+            "generated_text": [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": text},
+            ]
+        },
     ]
     assert [response_text(shape) for shape in shapes] == [text] * len(shapes)
     for bad in ([{"role": "user", "content": text}], [{"foo": 1}], {"foo": 1}):
