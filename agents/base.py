@@ -161,6 +161,7 @@ OPENAI_SETTINGS = (
     "backoff_base",
     "backoff_max",
     "base_url",
+    "max_tokens_field",
 )
 """How a served model is reached: none of them changes what it answers."""
 _KIND_OPTIONS: dict[str, tuple[str, ...]] = {

@@ -25,15 +25,21 @@ def tagged(think: str, answer: str, prefill: str = "") -> str:
     response continues after it, as a chat model's does: the env scores ``prefill + response``,
     so repeating the ``<think>`` tag would break the format rule.
     """
-    full = f"<think>{think}</think><answer>{answer}</answer>"
+    return after_prefill(f"<think>{think}</think><answer>{answer}</answer>", prefill)
+
+
+def after_prefill(text: str, prefill: str) -> str:
+    """``text`` without its own copy of the ``prefill`` it should continue ("<think>\n"), as
+    written or stripped of spaces ("<think>"): the env scores ``prefill + response``, so a
+    repeated ``<think>`` would break the format rule. Other text is returned as it is."""
     if not prefill:
-        return full
-    if full.startswith(prefill):
-        return full[len(prefill) :]
+        return text
+    if text.startswith(prefill):
+        return text[len(prefill) :]
     opening = prefill.strip()
-    if opening and full.startswith(opening):
-        return full[len(opening) :]
-    return full
+    if opening and text.startswith(opening):
+        return text[len(opening) :]
+    return text
 
 
 def episode_from_env(env: ToMEnv, info: dict[str, Any], *, with_gold: bool = False) -> Episode:

@@ -22,13 +22,18 @@ from http.client import HTTPException, InvalidURL
 from typing import Any
 
 from tomgym.agents.base import AgentUnavailableError, Episode, Response, truncated_by
-from tomgym.agents.chat import Sampling, item_seed
+from tomgym.agents.chat import Sampling, after_prefill, item_seed
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
-RUN_LEVEL_STATUS = frozenset({401, 403, 404})
-"""Refusals that every item would get alike (a key, a model name, a path); a 400 or 422 may be
-the item's own (a content filter), which other items need not share."""
+RUN_LEVEL_STATUS = frozenset({401, 403, 404, 405, 501})
+"""Refusals that every item would get alike (a key, a model name, a path, a server that takes
+no POST there); a 400 or 422 may be the item's own (a content filter), which other items need
+not share, unless every request of a batch gets the same one (see :meth:`OpenAIAgent.act`)."""
+RETRY_AFTER_MAX = 600.0
+"""The longest a server's Retry-After is waited out (seconds), whatever ``backoff_max`` says."""
+TOKEN_FIELDS = ("max_tokens", "max_completion_tokens")
+"""Where a request puts its token budget: OpenAI's reasoning models take only the second."""
 REASONING_KEYS = ("reasoning_content", "reasoning")
 """Where servers with a reasoning parser put a reply's thinking (vLLM, DeepSeek; Ollama)."""
 
@@ -45,9 +50,11 @@ class ServerRefusingError(AgentUnavailableError):
 class RetryableError(RuntimeError):
     """A failure worth another try: rate limit, server error, timeout, malformed reply."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after, self.status = retry_after, status
 
 
 _CONTEXT_LENGTH = re.compile(r"maximum context length is (\d+)")
@@ -112,6 +119,12 @@ def parse_openai_spec(spec: str, options: dict[str, Any]) -> tuple[str, str]:
             f"agent spec {_shown(spec)!r} names the base URL {_shown(base)!r} and the option "
             f"base_url={_shown(str(option))!r} another: give it once"
         )
+    if not at and model.startswith(("http://", "https://")):
+        raise ValueError(
+            f"agent spec {_shown(spec)!r} names a URL but no model (it would be sent to "
+            f"{_shown(base)} as the model's name): write 'openai:<model>@{_shown(model)}', with "
+            "the name the server serves the model under"
+        )
     if not model or not base.startswith(("http://", "https://")):
         raise ValueError(f"agent spec {_shown(spec)!r}: need a model name and an http(s) base URL")
     check_base_url(base, spec)
@@ -171,8 +184,12 @@ class OpenAIAgent:
     _rng: random.Random = field(default_factory=lambda: random.Random(0), repr=False)
     _replies: int = field(default=0, repr=False)
     """HTTP replies of any status received so far (the server was reached)."""
+    token_field: str = "max_tokens"
+    """The request's name for the token budget (one of TOKEN_FIELDS)."""
     _refused_in_a_row: int = field(default=0, repr=False)
     """Requests failed in a row, every one for a reason of the run's (see RUN_LEVEL_STATUS)."""
+    _refused_alike: tuple[str, int] = field(default=("", 0), repr=False)
+    """The refusal (HTTP 4xx) that whole batches got in a row, and how many requests got it."""
 
     @property
     def url(self) -> str:
@@ -184,7 +201,9 @@ class OpenAIAgent:
         for a reason of the run's although the server replied (401, 403, 404, a 503 through
         every retry; at least two requests in a row) raises :class:`ServerRefusingError`,
         rather than failing item after item for minutes: the run stops, and its rerun asks
-        those items again. A batch refused for the items' own reasons (400) goes on."""
+        those items again. A batch refused for the items' own reasons (400) goes on, unless
+        every request got the same refusal, ALIKE_REFUSALS of them in a row (a parameter the
+        model does not take: every item would send it)."""
         if not episodes:
             return []
         replies = self._replies
@@ -199,17 +218,48 @@ class OpenAIAgent:
                 ": start the server or fix the URL (or raise --agent-option timeout for a slow "
                 "one), then rerun the same command; the items answered so far are kept"
             )
+        first = responses[0]
         if not all(r.extra.get("run_level") for r in responses):
             self._refused_in_a_row = 0  # a 400 of the item's own (content, format): goes on
+            self._count_alike(responses)
             return responses
+        self._refused_alike = ("", 0)
         self._refused_in_a_row += len(responses)
         if self._refused_in_a_row < 2:  # one request alone (a batch of one) is no pattern yet
             return responses
+        if first.extra.get("status") == 429:
+            advice = (
+                "the server kept limiting the rate through every retry: lower --agent-option "
+                "concurrency (and --batch-size), raise max_retries, or wait"
+            )
+        else:
+            advice = "fix the key, model name or URL (or wait for a server still loading)"
         raise ServerRefusingError(
             f"{self.url} answered none of {len(responses)} requests ("
-            f"{responses[0].extra.get('attempts')} tries of the first: {responses[0].error})"
-            ": fix the key, model name or URL (or wait for a server still loading), then rerun "
-            "the same command; the items answered so far are kept"
+            f"{first.extra.get('attempts')} tries of the first: {first.error}): {advice}, then "
+            "rerun the same command; the items answered so far are kept"
+        )
+
+    def _count_alike(self, responses: Sequence[Response]) -> None:
+        """Count a batch whose every request got one and the same refusal; raise
+        :class:`ServerRefusingError` once ALIKE_REFUSALS requests in a row have."""
+        errors = {r.error for r in responses}
+        status = responses[0].extra.get("status")
+        if not all(r.failed for r in responses) or len(errors) != 1 or status is None:
+            self._refused_alike = ("", 0)
+            return
+        error = str(responses[0].error)
+        seen, count = self._refused_alike
+        count = (count if seen == error else 0) + len(responses)
+        self._refused_alike = (error, count)
+        if count < ALIKE_REFUSALS:
+            return
+        self._refused_alike = ("", 0)
+        raise ServerRefusingError(
+            f"{self.url} refused the last {count} requests alike ({error}): the request, not "
+            "the items, is what it refuses (a parameter this model does not take: OpenAI's "
+            "reasoning models want --agent-option max_tokens_field=max_completion_tokens); fix "
+            "it, then rerun the same command; the items answered so far are kept"
         )
 
     def answer_all(self, episodes: Sequence[Episode]) -> list[Response]:
@@ -262,7 +312,7 @@ class OpenAIAgent:
         Once ``stop`` is set, no further request is sent and no backoff waited out."""
         start = time.perf_counter()
         stop = stop or threading.Event()
-        error, error_retry_after = "", None
+        error, error_retry_after, status = "", None, None
         max_tokens: int | None = None  # lowered when the prompt fits but the budget does not
         attempt = requests = 0  # attempt: requests that count against max_retries
         wait = False
@@ -276,6 +326,7 @@ class OpenAIAgent:
             except RetryableError as exc:
                 attempt += 1
                 error, error_retry_after, wait = f"attempt {attempt}: {exc}", exc.retry_after, True
+                status = exc.status
                 continue
             except RequestRefused as exc:
                 room = exc.completion_room
@@ -287,11 +338,11 @@ class OpenAIAgent:
                     return Response(
                         text="",
                         seconds=time.perf_counter() - start,
-                        error=f"prompt too long for the model: {exc}",
+                        error=self.redacted(f"prompt too long for the model: {exc}"),
                         extra={"attempts": requests},
                     )
                 error = f"{type(exc).__name__}: {exc}"  # a bad key, model name, ...: fixable
-                run_level = exc.status in RUN_LEVEL_STATUS
+                run_level, status = exc.status in RUN_LEVEL_STATUS, exc.status
                 if exc.status == 404:
                     error += (
                         f" (POST {self.url}: a wrong model name, or a base URL other than the "
@@ -299,7 +350,7 @@ class OpenAIAgent:
                     )
                 break
             except Exception as exc:
-                error, run_level = f"{type(exc).__name__}: {exc}", True
+                error, run_level, status = f"{type(exc).__name__}: {exc}", True, None
                 break
             response = self.to_response(reply, episode)
             response.seconds = time.perf_counter() - start
@@ -311,14 +362,21 @@ class OpenAIAgent:
             text="",
             seconds=time.perf_counter() - start,
             failed=True,
-            error=error or f"no answer after {requests} request(s)",
-            extra={"attempts": requests, "run_level": run_level},
+            error=self.redacted(error or f"no answer after {requests} request(s)"),
+            extra={"attempts": requests, "run_level": run_level, "status": status},
         )
 
+    def redacted(self, text: str) -> str:
+        """``text`` with the API key blanked out: a server may echo it in an error, and
+        errors are stored in the run's records."""
+        return text.replace(self.api_key, "***") if self.api_key else text
+
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
-        """Exponential backoff with a little jitter; a server's Retry-After wins if longer."""
+        """Exponential backoff with a little jitter, at most ``backoff_max``; a server's
+        Retry-After wins if longer (up to RETRY_AFTER_MAX): asking again sooner only spends a
+        retry on another refusal."""
         wait = self.backoff_base * 2 ** (attempt - 1) * (1 + 0.25 * self._rng.random())
-        return min(self.backoff_max, max(wait, retry_after or 0.0))
+        return max(min(self.backoff_max, wait), min(retry_after or 0.0, RETRY_AFTER_MAX))
 
     def payload(self, episode: Episode, max_tokens: int | None = None) -> dict[str, Any]:
         """The request body; its ``seed`` is ``item_seed(seed, episode)``, so each item has its
@@ -328,7 +386,7 @@ class OpenAIAgent:
         return {
             "model": self.model,
             "messages": episode.messages,
-            "max_tokens": budget if max_tokens is None else min(budget, max_tokens),
+            self.token_field: budget if max_tokens is None else min(budget, max_tokens),
             "temperature": self.sampling.temperature,
             "top_p": self.sampling.top_p,
             "seed": item_seed(self.sampling.seed, episode),
@@ -340,16 +398,17 @@ class OpenAIAgent:
             headers["Authorization"] = f"Bearer {self.api_key}"
         data = json.dumps(self.payload(episode, max_tokens)).encode()
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        deadline = time.monotonic() + self.timeout
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as http:
                 self._replies += 1
-                raw = http.read()
+                raw = read_by(http, deadline)
         except urllib.error.HTTPError as exc:
             self._replies += 1
             detail = exc.read()[:600].decode(errors="replace")
             if exc.code in RETRY_STATUS:
                 wait = _retry_after(exc.headers)
-                raise RetryableError(f"HTTP {exc.code}: {detail}", wait) from exc
+                raise RetryableError(f"HTTP {exc.code}: {detail}", wait, exc.code) from exc
             raise RequestRefused(exc.code, detail) from exc
         except InvalidURL as exc:  # not worth another try
             raise ValueError(f"invalid URL {self.url}: {exc}") from exc
@@ -375,6 +434,11 @@ class OpenAIAgent:
         choice = reply["choices"][0]
         message = choice["message"]
         content = message.get("content")
+        if isinstance(content, list):  # parts, as Mistral's API writes them: their text
+            parts = [part.get("text") for part in content if isinstance(part, dict)]
+            texts = [part for part in parts if isinstance(part, str)]
+            if texts and len(texts) == len(content):
+                content = "".join(texts)
         text = content if isinstance(content, str) else ""
         extra: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
         error = None
@@ -389,13 +453,13 @@ class OpenAIAgent:
                 f"the reply held no text (content {content!r:.200}, finish_reason "
                 f"{choice.get('finish_reason')!r})"
             )
-        if episode.prefill and text.startswith(episode.prefill):
-            text = text[len(episode.prefill) :]
-        usage = reply.get("usage") or {}
+        text = after_prefill(text, episode.prefill)  # "<think>" as well as "<think>\n"
+        usage = reply.get("usage")
+        usage = usage if isinstance(usage, dict) else {}  # "usage": "n/a" is no count
         return Response(
             text=text,
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
+            prompt_tokens=token_count(usage.get("prompt_tokens")),
+            completion_tokens=token_count(usage.get("completion_tokens")),
             error=error,
             extra=extra,
             truncated=truncated_by(choice.get("finish_reason")),
@@ -414,11 +478,44 @@ class OpenAIAgent:
         }
 
 
+ALIKE_REFUSALS = 4
+"""Requests in a row, whole batches, that one and the same refusal stops a run after."""
+
+
+def read_by(http: Any, deadline: float) -> bytes:
+    """The reply's body, read a piece at a time until ``deadline`` (``time.monotonic()``): the
+    socket's timeout bounds each read alone, so a server trickling a byte at a time held a
+    request for as long as it liked."""
+    pieces: list[bytes] = []
+    while True:
+        piece = http.read1(65536)
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        if time.monotonic() > deadline:
+            raise TimeoutError("the reply took longer than the timeout to arrive")
+
+
+def token_count(value: Any) -> int | None:
+    """A usage count as a server reports it, if it is a whole number of at least 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return None
+    return int(value) if value >= 0 and value == int(value) else None
+
+
 def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
     """``openai:<model>@<base url>``; options: sampling ones, ``api_key_env``
-    (default ``OPENAI_API_KEY``), ``concurrency``, ``timeout``, ``max_retries``,
-    ``backoff_base``, ``backoff_max``, ``base_url``."""
+    (default ``OPENAI_API_KEY``), ``concurrency``, ``timeout`` (seconds a request may take in
+    all), ``max_retries``, ``backoff_base``, ``backoff_max``, ``base_url``,
+    ``max_tokens_field`` (``max_tokens``, or ``max_completion_tokens`` for OpenAI's reasoning
+    models)."""
     model, base_url = parse_openai_spec(spec, options)
+    token_field = options.get("max_tokens_field", "max_tokens")
+    if token_field not in TOKEN_FIELDS:
+        raise ValueError(
+            f"openai agent option max_tokens_field must be one of {', '.join(TOKEN_FIELDS)}, "
+            f"got {token_field!r}"
+        )
     sampling = Sampling.from_options(options)
     concurrency = int(_setting(options, "concurrency", 8, minimum=1, whole=True))
     if "concurrency" in options and "batch_size" in options and concurrency > sampling.batch_size:
@@ -440,6 +537,7 @@ def make_openai_agent(spec: str, options: dict[str, Any]) -> OpenAIAgent:
         max_retries=int(_setting(options, "max_retries", 4, minimum=0, whole=True)),
         backoff_base=_setting(options, "backoff_base", 1.0, minimum=0),
         backoff_max=_setting(options, "backoff_max", 30.0, minimum=0),
+        token_field=token_field,
         _rng=random.Random(sampling.seed),
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from tomgym.agents.base import Episode, make_agent
-from tomgym.agents.chat import item_seed
+from tomgym.agents.chat import Sampling, item_seed
 from tomgym.agents.openai_api import parse_openai_spec
 
 import tomgym
@@ -126,8 +126,38 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self.send(200, b'{"choices": [')
             if key == "no-choices-once" and attempt == 1:
                 return self.send(200, b'{"object": "error"}')
+            if key == "echo-401":  # OpenAI's own 401 names the key it was given
+                sent = self.headers.get("Authorization", "")
+                return self.send(401, json.dumps({"error": f"Incorrect key: {sent}"}).encode())
+            if key == "unsupported":  # OpenAI's reply to max_tokens for its reasoning models
+                return self.send(400, b'{"error": "Unsupported parameter: \'max_tokens\'"}')
+            if key == "trickle":  # a valid reply, a byte at a time
+                data = json.dumps({"choices": [{"message": {"content": "box"}}]}).encode()
+                self.done()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.1)
+                return None
+            if key in ("parts", "odd-usage"):
+                content: Any = "<answer>box</answer>"
+                if key == "parts":  # Mistral's API: a list of text parts
+                    content = [{"type": "text", "text": "<answer>"},
+                               {"type": "text", "text": "box</answer>"}]  # fmt: skip
+                usage: Any = (
+                    "n/a"
+                    if key == "parts"
+                    else {"prompt_tokens": 10.5, "completion_tokens": float("nan")}
+                )
+                reply = {"choices": [{"message": {"content": content}}], "usage": usage}
+                return self.send(200, json.dumps(reply).encode())
             if key == "think":
                 text = "<think>\nI know.</think><answer>box</answer>"
+            elif key == "think-tight":
+                text = "<think>I know.</think><answer>box</answer>"
             else:
                 text = f"<think>ok</think><answer>{key}</answer>"
             if key == "steady":  # long enough for the client's threads to overlap under load
@@ -588,3 +618,99 @@ def test_a_leaderboard_goes_on_in_the_run_of_its_served_model_at_a_new_url(
     run_suite("quick", [f"openai:m@{base}", f"openai:m@{moved}"], tmp_path, n=1, quiet=True,
               agent_options=FAST)  # fmt: skip
     assert len(list((tmp_path / "runs").iterdir())) == 2
+
+
+def test_a_prefill_is_not_doubled_whatever_space_follows_the_tag(
+    server: tuple[str, Script],
+) -> None:
+    """Red team: with prefill_think=True (prefill "<think>\\n"), a reply opening with "<think>"
+    and no newline, and every reply of a server with a reasoning parser (the agent writes
+    "<think>" itself), kept its tag after the prefill's: format 0%, reward 1.0 for 1.1."""
+    base, _ = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    tight, split = agent.act(
+        [episode("think-tight", prefill="<think>\n"), episode("reasoning-split", "<think>\n")]
+    )
+    assert tight.text == "I know.</think><answer>box</answer>"
+    assert split.text == "I know.</think><answer>box</answer>"
+
+
+def test_text_parts_and_odd_usage_counts_are_read_not_fatal(server: tuple[str, Script]) -> None:
+    """Red team: content as a list of text parts was scored as an empty answer, and a usage
+    of "n/a" (or a count of 10.5) crashed the run outside its retries."""
+    base, _ = server
+    parts, odd = make_agent(f"openai:m@{base}", **FAST).act(
+        [episode("parts"), episode("odd-usage")]
+    )
+    assert parts.text == "<answer>box</answer>" and not parts.error
+    assert parts.prompt_tokens is None and odd.prompt_tokens is None
+    assert odd.completion_tokens is None and odd.text == "<answer>box</answer>"
+
+
+def test_the_key_a_server_echoes_is_not_stored(
+    server: tuple[str, Script], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, _ = server
+    monkeypatch.setenv("MY_KEY", "sk-secret-123")
+    agent = make_agent(f"openai:m@{base}", api_key_env="MY_KEY", **FAST)
+    echoed, _ = agent.act([episode("echo-401"), episode("ok")])
+    assert echoed.failed and "Incorrect key: Bearer ***" in (echoed.error or "")
+    assert "sk-secret-123" not in (echoed.error or "")
+
+
+def test_one_refusal_every_request_gets_stops_the_run(server: tuple[str, Script]) -> None:
+    """Red team: OpenAI's reasoning models refuse max_tokens with a 400, for every item; a
+    400 was taken as the item's own, so a whole suite sent doomed requests. The same refusal
+    for ALIKE_REFUSALS requests in a row stops the run and names the option that fixes it."""
+    from tomgym.agents.openai_api import ALIKE_REFUSALS, ServerRefusingError
+
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    batch = [episode("unsupported") for _ in range(2)]
+    for _ in range(ALIKE_REFUSALS // 2 - 1):
+        assert all(r.failed for r in agent.act(batch))
+    with pytest.raises(ServerRefusingError, match="max_tokens_field=max_completion_tokens"):
+        agent.act(batch)
+    assert script.seen["unsupported"] == ALIKE_REFUSALS  # none retried
+    agent = make_agent(f"openai:m@{base}", max_tokens_field="max_completion_tokens", **FAST)
+    agent.act([episode("ok")])
+    sent = script.bodies[-1]
+    assert sent["max_completion_tokens"] == Sampling.max_new_tokens and "max_tokens" not in sent
+    with pytest.raises(ValueError, match="max_tokens_field must be one of"):
+        make_agent(f"openai:m@{base}", max_tokens_field="tokens")
+
+
+def test_rate_limits_through_every_retry_say_so(server: tuple[str, Script]) -> None:
+    from tomgym.agents.openai_api import ServerRefusingError
+
+    base, _ = server
+    with pytest.raises(ServerRefusingError, match="kept limiting the rate.*lower --agent-option"):
+        make_agent(f"openai:m@{base}", **FAST).act([episode("busy"), episode("busy")])
+
+
+def test_a_servers_retry_after_is_waited_out_past_backoff_max() -> None:
+    """The docstring said Retry-After wins if longer; backoff_max capped it, so a 60 s rate
+    window spent every retry on another refusal."""
+    from tomgym.agents.openai_api import RETRY_AFTER_MAX
+
+    agent = make_agent("openai:m@http://127.0.0.1:9/v1", backoff_base=1.0, backoff_max=2.0)
+    assert agent.backoff(1, retry_after=5.0) == 5.0
+    assert agent.backoff(5, retry_after=None) == 2.0
+    assert agent.backoff(1, retry_after=1e9) == RETRY_AFTER_MAX
+
+
+def test_the_timeout_bounds_a_whole_reply_not_each_read(server: tuple[str, Script]) -> None:
+    """Red team: a server sending a byte every half second held a request with timeout=2
+    for 20 s: the socket's timeout bounds each read alone."""
+    base, _ = server
+    agent = make_agent(f"openai:m@{base}", timeout=0.5, max_retries=0)
+    start = time.perf_counter()
+    (trickled,) = agent.answer_all([episode("trickle")])
+    assert trickled.failed and "longer than the timeout" in (trickled.error or "")
+    assert time.perf_counter() - start < 3.0  # the whole reply takes about 5 s
+
+
+def test_a_spec_naming_a_url_but_no_model_is_refused() -> None:
+    """Red team: 'openai:http://host/v1' sent the URL as the model's name to api.openai.com."""
+    with pytest.raises(ValueError, match=r"names a URL but no model.*openai:<model>@http://h/v1"):
+        parse_openai_spec("openai:http://h/v1", {})

@@ -84,9 +84,10 @@ def _failures(command: str, failed: int, unanswered: int, errors: dict[str, int]
     if unanswered:
         print(
             f"tomgym {command}: warning: {unanswered} items were scored as empty answers (wrong) "
-            "because the agent could not answer them (e.g. a prompt longer than the served "
-            "model's context): raise the server's --max-model-len, then rerun with "
-            "--retry-unanswered to ask them again",
+            "because the agent could not answer them, for the reasons below (a prompt longer "
+            "than the served model's context: raise the server's --max-model-len; a reply "
+            "with no text: see its finish_reason); then rerun with --retry-unanswered to ask "
+            "them again",
             file=sys.stderr,
         )
     for message, count in errors.items():
@@ -302,7 +303,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--agent-option",
         "agent setting, the value as JSON (repeatable): top_p; hf/smollm2 device, dtype, "
         "num_threads, revision (a hub model's branch, tag or commit); openai timeout, "
-        "max_retries, concurrency, api_key_env; vllm engine arguments (max_model_len, dtype, "
+        "max_retries, backoff_base, backoff_max, concurrency, api_key_env, max_tokens_field; "
+        "vllm engine arguments (max_model_len, dtype, "
         "revision, ...); heuristic:majority and heuristic:position fit_items",
     )
     p.add_argument("--temperature", type=float, default=None)
