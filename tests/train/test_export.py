@@ -7,6 +7,7 @@ import os
 import types
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,6 +180,37 @@ def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", HeldOutDataWarning)
         tom_rows("ToM-HiToM-O1-v0", split="train", n=2)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "held_out"),
+    [("ToM-HiToM-v0", {"orders": [4]}, "ToM-HiToM-O4-v0"),
+     ("ToM-HiToM-O2-v0", {"noise": 0.5}, "ToM-HiToM-O2-Noisy-v0"),
+     ("ToM-HiToM-O2-v0", {"debiased": "positions"}, "ToM-HiToM-O2-Debiased-v1"),
+     ("ToM-ToMi-v0", {"vocab": "test"}, "ToM-ToMi-NewVocab-v0"),
+     ("ToM-ToMi-v0", {"templates": "test"}, "ToM-ToMi-Paraphrase-v0")],
+)  # fmt: skip
+def test_arguments_that_remake_a_held_out_generated_env_warn(
+    tmp_path: Path, env_id: str, kwargs: dict[str, Any], held_out: str
+) -> None:
+    """Red team: a generated env given its held-out sibling's settings (orders=[4],
+    noise=0.5, vocab="test" ...) serves that env's very items, and export, tom_rows and train
+    said nothing; only arguments named *_split were looked at."""
+    from tomgym import HeldOutDataWarning
+
+    with pytest.warns(HeldOutDataWarning, match=f"{env_id} with .* serves the items of held-out "
+                      f"{held_out}:"):  # fmt: skip
+        export_dataset([env_id], "train", 3, "jsonl", tmp_path / "x.jsonl", **kwargs)
+
+
+def test_arguments_that_remake_no_held_out_env_do_not_warn(tmp_path: Path) -> None:
+    from tomgym import HeldOutDataWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeldOutDataWarning)
+        export_dataset(["ToM-HiToM-O2-v0"], "train", 3, "jsonl", tmp_path / "a.jsonl", noise=0.1)
+        export_dataset(["ToM-HiToM-v0"], "train", 3, "jsonl", tmp_path / "b.jsonl",
+                       orders=[1, 2])  # fmt: skip
 
 
 def test_exporting_a_whole_release_that_holds_a_held_out_order_warns(

@@ -101,8 +101,10 @@ def served_held_out(
     from tomgym.sources import first_items
 
     spec = get_spec(env_id)
-    if spec.procedural or spec.held_out:
+    if spec.held_out:
         return []
+    if spec.procedural:
+        return generated_held_out(env_id, split, env_kwargs)
     rivals = [
         s
         for s in list_envs()
@@ -127,6 +129,48 @@ def served_held_out(
                 f"{env_id} serves {shared} of the {len(theirs)} items of held-out {rival.id}"
             )
     return notes
+
+
+HELD_OUT_PROBE_ITEMS = 8
+"""Items of a generated env compared with a held-out env's: a stream is a pure function of
+its settings, so settings that make one make every item alike."""
+
+
+def generated_held_out(env_id: str, split: str | None, env_kwargs: Mapping[str, Any]) -> list[str]:
+    """Which held-out generated envs a generated env, made with ``env_kwargs`` as the export
+    makes it, serves the items of: ``orders=[4]`` on ToM-HiToM-O2-v0 is ToM-HiToM-O4-v0's
+    stream, ``noise=0.5`` the Noisy one's, ``vocab="test"`` on ToM-ToMi-v0 the NewVocab one's.
+    Compared item by item (story, question, answer) over the first HELD_OUT_PROBE_ITEMS."""
+    from tomgym.registry import list_envs
+    from tomgym.sources import first_items
+
+    if not env_kwargs:
+        return []  # the ID's own stream: held out or not by its registration
+    spec = get_spec(env_id)
+    rivals = [
+        s
+        for s in list_envs()
+        if s.held_out and s.procedural and s.id != env_id and s.entry_point == spec.entry_point
+    ]
+    if not rivals:
+        return []
+    env, _ = open_export_env(env_id, split, **env_kwargs)
+    mine = [_content(item) for item in first_items(env.source, HELD_OUT_PROBE_ITEMS)]
+    notes = []
+    for rival in rivals:
+        try:
+            theirs, _ = open_labelled_env(rival.id, split, {})
+            same = mine == [_content(it) for it in first_items(theirs.source, len(mine))]
+        except (TypeError, ValueError, KeyError, IndexError):
+            continue
+        if same:
+            shown = ", ".join(f"{key}={value!r}" for key, value in env_kwargs.items())
+            notes.append(f"{env_id} with {shown} serves the items of held-out {rival.id}")
+    return notes
+
+
+def _content(item: Any) -> tuple[str, str, str]:
+    return (item.story, item.question, item.gold_text)
 
 
 def warn_held_out_data(
