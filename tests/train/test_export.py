@@ -377,3 +377,31 @@ def test_verl_rows_go_out_in_row_groups_of_one_schema(
     table = pq.read_table(path).to_pylist()
     assert table == [export.to_format(row, "verl") for row in rows]
     assert [r["extra_info"]["order"] for r in table] == [None, None, 2, 2, 2]
+
+
+def test_prompts_exported_twice_are_counted_and_conflicting_golds_named(
+    tmp_path: Path, data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: the Hi-ToM release's CoT and MC copies exported together wrote 600 prompts
+    twice, 138 of them with another gold (one prompt rewarded for either answer), and the
+    whole release with its O2 env wrote 120 rows twice, without a word; 'tomgym:ID' beside
+    'ID' got past the check for an ID given twice (and named veRL's data_source with it)."""
+    export_dataset(["ToM-HiToM-Original-v0", "ToM-HiToM-Original-MC-v0"], None, None,
+                   "jsonl", tmp_path / "a.jsonl")  # fmt: skip
+    err = capsys.readouterr().err
+    assert "138 rows ask a prompt written before with another gold answer" in err
+    assert "462 rows repeat a prompt written before with the same gold" in err
+    export_dataset(["ToM-HiToM-Original-v0", "ToM-HiToM-Original-O2-v0"], None, None,
+                   "jsonl", tmp_path / "b.jsonl")  # fmt: skip
+    err = capsys.readouterr().err
+    assert "120 rows repeat a prompt" in err and "another gold" not in err
+    out = export_dataset(["tomgym:ToM-HiToM-O2-v0", "ToM-HiToM-O2-v0"], "train", 2, "verl",
+                         tmp_path / "c.parquet")  # fmt: skip
+    assert "given more than once" in capsys.readouterr().err
+    import pandas as pd
+
+    assert list(pd.read_parquet(out)["data_source"]) == ["ToM-HiToM-O2-v0"] * 2
+    export_dataset(["ToM-HiToM-O2-v0", "ToM-HiToM-O3-v0", "ToM-ToMi-v0"], "train", 50,
+                   "jsonl", tmp_path / "d.jsonl")  # fmt: skip
+    err = capsys.readouterr().err
+    assert "rows repeat" not in err and "another gold" not in err

@@ -86,7 +86,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"wrote the rows to {path}", file=sys.stderr)
         return 0
     rows = exported_rows(Path(path))
-    wanted = args.n * len(dict.fromkeys(args.env)) if args.n else None  # warned of once
+    unique = dict.fromkeys(env_id.removeprefix("tomgym:") for env_id in args.env)
+    wanted = args.n * len(unique) if args.n else None  # an ID given twice: warned of, once
     short = (
         f" (fewer than --n {args.n} per env asked: that is every item the env(s) serve here)"
         if wanted is not None and rows < wanted

@@ -6,6 +6,7 @@ reward hook rebuilds the episode and scores through the env's own ``step``.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -233,7 +234,9 @@ def warn_process_only(env_ids: Sequence[str]) -> None:
 
 
 def unique_env_ids(env_ids: Sequence[str]) -> list[str]:
-    """The IDs, each once: an ID given twice would put its rows in the data twice."""
+    """The IDs, each once: an ID given twice would put its rows in the data twice (written
+    with gymnasium's namespace, ``tomgym:ID``, too)."""
+    env_ids = [env_id.removeprefix("tomgym:") for env_id in env_ids]
     unique = list(dict.fromkeys(env_ids))
     if len(unique) < len(env_ids):
         repeated = sorted({e for e in env_ids if list(env_ids).count(e) > 1})
@@ -298,6 +301,48 @@ def env_rows(
             "gold": item.gold_text,
             "label": label.dumps(),
         }
+
+
+class RepeatedPrompts:
+    """Counts, as rows pass, prompts written before: with the same gold (a duplicate row,
+    which weighs twice in training) or with another gold (one prompt rewarded for two
+    answers: the Hi-ToM release's CoT and MC copies, whose labels disagree). It keeps about
+    150 bytes a row: an export of several envs only."""
+
+    def __init__(self) -> None:
+        self.first: dict[bytes, tuple[str, str, str]] = {}  # prompt -> gold, env, item
+        self.duplicates: list[tuple[str, str]] = []  # (env of the first, env of the repeat)
+        self.conflicts: list[tuple[str, str, str]] = []  # (env, env, item of the first)
+
+    def passing(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for row in rows:
+            text = json.dumps(row["messages"], ensure_ascii=False, sort_keys=True)
+            key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+            seen = self.first.setdefault(key, (row["gold"], row["env_id"], row["item_id"]))
+            if seen[2] != row["item_id"] or seen[1] != row["env_id"]:
+                if seen[0] == row["gold"]:
+                    self.duplicates.append((seen[1], row["env_id"]))
+                else:
+                    self.conflicts.append((seen[1], row["env_id"], seen[2]))
+            yield row
+
+    def warnings(self) -> list[str]:
+        said = []
+        if self.conflicts:
+            first, then, item = self.conflicts[0]
+            said.append(
+                f"{len(self.conflicts)} rows ask a prompt written before with another gold "
+                f"answer (first: item {item} of {first}, again in {then}): training rewards "
+                "either answer to it; export those envs apart, or leave one out"
+            )
+        if self.duplicates:
+            pairs = sorted(set(self.duplicates))
+            said.append(
+                f"{len(self.duplicates)} rows repeat a prompt written before with the same gold "
+                f"({', '.join(f'{a} and {b}' for a, b in pairs[:3])}): those items weigh twice "
+                "in training"
+            )
+        return said
 
 
 def to_format(row: dict[str, Any], fmt: Format) -> dict[str, Any]:
@@ -427,11 +472,13 @@ def export_dataset(
         env, _ = open_export_env(env_id, split, **env_kwargs)
         check_prefill(fmt, env_id, env.prefill)
         item_count(env_id, env.size, n)  # a procedural env without n: refused before writing
-    rows = (
-        to_format(row, fmt)
-        for env_id in env_ids
-        for row in env_rows(env_id, split, n, **env_kwargs)
+    repeated = RepeatedPrompts()
+    plain: Iterable[dict[str, Any]] = (
+        row for env_id in env_ids for row in env_rows(env_id, split, n, **env_kwargs)
     )
+    if len(env_ids) > 1:  # one env serves each prompt once; kept per row, so only when needed
+        plain = repeated.passing(plain)
+    rows = (to_format(row, fmt) for row in plain)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Rows are written as they are made (a large --n once held every row in memory first), into
@@ -452,4 +499,6 @@ def export_dataset(
     finally:
         if not direct:
             target.unlink(missing_ok=True)
+    for said in repeated.warnings():
+        print(f"tomgym: warning: {said}", file=sys.stderr)
     return path
