@@ -562,3 +562,28 @@ def test_gymnasiums_coloured_warnings_reach_a_log_without_escape_codes(
     err = capsys.readouterr().err
     assert "WARN: The environment ToM-HiToM-O1-Debiased-v0 is out of date" in err
     assert "\x1b[" not in err
+
+
+def test_sigterm_is_handled_as_ctrl_c(tmp_path: Path) -> None:
+    """Red team: SIGTERM (what timeout, Slurm and docker stop send) ended a command with no
+    word and no clean-up: an export left its hidden partial file (57 MB), an evaluation its
+    summary unwritten. It now takes the Ctrl-C path, and exits 143."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "x.jsonl"
+    argv = [sys.executable, "-m", "tomgym.cli", "export", "--env", "ToM-HiToM-O2-v0",
+            "--n", "1000000", "--out", str(out)]  # fmt: skip
+    env = {**os.environ, "TOMGYM_NO_PLUGINS": "1"}
+    process = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".x.jsonl.*.partial")) and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert "tomgym export: terminated" in err
+    assert list(tmp_path.iterdir()) == []  # no partial file, and no output written

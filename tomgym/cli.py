@@ -4,11 +4,14 @@ envs, evaluate agents and tabulate leaderboards, export training data and train,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -497,10 +500,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = args.debug or os.environ.get("TOMGYM_DEBUG", "") not in ("", "0")
     prog = f"tomgym {args.command}"
     handler: Handler = args.handler
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _terminate_as_interrupt():
         if not debug:  # one line each, as errors are, not the warning's file and source line
             warnings.showwarning = _one_line_warning(prog)
         return _run(handler, args, prog, debug)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, Slurm, ``docker stop``, ``kill``), handled as Ctrl-C is: an
+    evaluation rewrites its summary and an export removes its partial file before exiting."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Within it, SIGTERM raises :class:`Terminated` (in the main thread, which alone can
+    take a signal handler); the previous handler is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _subcommand_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
@@ -551,12 +577,13 @@ def _run(handler: Handler, args: argparse.Namespace, prog: str, debug: bool) -> 
 
             use_env_files(env_files)
         return handler(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if debug:
             raise
         resume = RESUMABLE.get(args.command, "")
-        print(f"\n{prog}: interrupted{resume}", file=sys.stderr)
-        return 130
+        terminated = isinstance(exc, Terminated)
+        print(f"\n{prog}: {'terminated' if terminated else 'interrupted'}{resume}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:  # `tomgym list | head`: the reader left, nothing to report
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
