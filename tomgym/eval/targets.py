@@ -361,7 +361,7 @@ def _changes_distribution(
     try:
         reference = tomgym.make(env_id, **{k: v for k, v in kwargs.items() if k in NEUTRAL_KWARGS})
         same = reference.size == env.size and all(
-            _content(reference.source.item(i)) == _content(env.source.item(i))
+            item_content(reference.source.item(i)) == item_content(env.source.item(i))
             for i in range(min(CONTENT_PROBE_ITEMS, env.size or CONTENT_PROBE_ITEMS))
         )
     except (TypeError, ValueError, KeyError, IndexError):
@@ -433,8 +433,9 @@ def _same_env(a: ToMEnv, b: ToMEnv) -> bool:
         return False
     probe = range(min(CONTENT_PROBE_ITEMS, a.size or CONTENT_PROBE_ITEMS))
     pairs = ((a.source.item(i), b.source.item(i)) for i in probe)
-    return all(x.id == y.id and _content(x) == _content(y) for x, y in pairs)
+    return all(x.id == y.id and item_content(x) == item_content(y) for x, y in pairs)
 
 
-def _content(item: ToMItem) -> tuple[Any, ...]:
+def item_content(item: ToMItem) -> tuple[Any, ...]:
+    """What an item asks and answers: two items alike in it are one question."""
     return (item.story, item.question, item.gold_text, item.candidates, item.order)

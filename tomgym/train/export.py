@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -142,11 +143,15 @@ def generated_held_out(env_id: str, split: str | None, env_kwargs: Mapping[str, 
     makes it, serves the items of: ``orders=[4]`` on ToM-HiToM-O2-v0 is ToM-HiToM-O4-v0's
     stream, ``noise=0.5`` the Noisy one's, ``vocab="test"`` on ToM-ToMi-v0 the NewVocab one's.
     Compared item by item (story, question, answer) over the first HELD_OUT_PROBE_ITEMS."""
+    from tomgym.eval.store import NEUTRAL_KWARGS
+    from tomgym.eval.targets import item_content
     from tomgym.registry import list_envs
     from tomgym.sources import first_items
 
-    if not env_kwargs:
+    changed = {key: value for key, value in env_kwargs.items() if key not in NEUTRAL_KWARGS}
+    if not changed:
         return []  # the ID's own stream: held out or not by its registration
+    neutral = {key: value for key, value in env_kwargs.items() if key not in changed}
     spec = get_spec(env_id)
     rivals = [
         s
@@ -156,22 +161,18 @@ def generated_held_out(env_id: str, split: str | None, env_kwargs: Mapping[str, 
     if not rivals:
         return []
     env, _ = open_export_env(env_id, split, **env_kwargs)
-    mine = [_content(item) for item in first_items(env.source, HELD_OUT_PROBE_ITEMS)]
+    mine = [item_content(item) for item in first_items(env.source, HELD_OUT_PROBE_ITEMS)]
+    shown = ", ".join(f"{key}={value!r}" for key, value in changed.items())
     notes = []
     for rival in rivals:
-        try:
-            theirs, _ = open_labelled_env(rival.id, split, {})
-            same = mine == [_content(it) for it in first_items(theirs.source, len(mine))]
+        try:  # made with the same seed, prompt... as the export's env
+            theirs, _ = open_labelled_env(rival.id, split, dict(neutral))
+            same = mine == [item_content(it) for it in first_items(theirs.source, len(mine))]
         except (TypeError, ValueError, KeyError, IndexError):
             continue
         if same:
-            shown = ", ".join(f"{key}={value!r}" for key, value in env_kwargs.items())
             notes.append(f"{env_id} with {shown} serves the items of held-out {rival.id}")
     return notes
-
-
-def _content(item: Any) -> tuple[str, str, str]:
-    return (item.story, item.question, item.gold_text)
 
 
 def warn_held_out_data(
@@ -311,7 +312,7 @@ class RepeatedPrompts:
 
     def __init__(self) -> None:
         self.first: dict[bytes, tuple[str, str, str]] = {}  # prompt -> gold, env, item
-        self.duplicates: list[tuple[str, str]] = []  # (env of the first, env of the repeat)
+        self.duplicates: Counter[tuple[str, str]] = Counter()  # (env of the first, of the repeat)
         self.conflicts: list[tuple[str, str, str]] = []  # (env, env, item of the first)
 
     def passing(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -321,7 +322,7 @@ class RepeatedPrompts:
             seen = self.first.setdefault(key, (row["gold"], row["env_id"], row["item_id"]))
             if seen[2] != row["item_id"] or seen[1] != row["env_id"]:
                 if seen[0] == row["gold"]:
-                    self.duplicates.append((seen[1], row["env_id"]))
+                    self.duplicates[seen[1], row["env_id"]] += 1
                 else:
                     self.conflicts.append((seen[1], row["env_id"], seen[2]))
             yield row
@@ -336,9 +337,9 @@ class RepeatedPrompts:
                 "either answer to it; export those envs apart, or leave one out"
             )
         if self.duplicates:
-            pairs = sorted(set(self.duplicates))
+            pairs = sorted(self.duplicates)
             said.append(
-                f"{len(self.duplicates)} rows repeat a prompt written before with the same gold "
+                f"{self.duplicates.total()} rows repeat a prompt written before with the same gold "
                 f"({', '.join(f'{a} and {b}' for a, b in pairs[:3])}): those items weigh twice "
                 "in training"
             )
