@@ -175,6 +175,8 @@ def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
         export_dataset(["ToM-HiToM-O4-v0"], "train", 2, "jsonl", tmp_path / "o4.jsonl")
     with pytest.warns(HeldOutDataWarning, match="the test split"):
         tom_rows("ToM-HiToM-O1-v0", split="test", n=2)
+    with pytest.warns(HeldOutDataWarning, match="the val split .* picks the best checkpoint"):
+        export_dataset(["ToM-HiToM-O1-v0"], "val", 2, "jsonl", tmp_path / "val.jsonl")
     with pytest.warns(HeldOutDataWarning, match="vocab_split=test serves held-out items"):
         tom_rows("ToM-HiToM-O2-v0", n=2, vocab_split="test")
     with warnings.catch_warnings():

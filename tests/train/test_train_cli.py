@@ -93,6 +93,56 @@ def test_an_export_short_of_n_says_so(tmp_path: Path, capsys: pytest.CaptureFixt
         assert "wrote 300 rows to" in capsys.readouterr().out
 
 
+def test_export_to_standard_output_and_to_an_unwritable_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team: '--out -' wrote a file named '-' in the working directory, and a directory
+    that could not take the file was reported by the hidden partial file's name."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["export", "--env", "ToM-HiToM-O1-v0", "--n", "2", "--out", "-"]
+    assert run(argv) == 0
+    captured = capsys.readouterr()
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert len(rows) == 2 and set(rows[0]) == {"prompt", "label"}
+    assert "wrote the rows to standard output" in captured.err
+    assert list(tmp_path.iterdir()) == []
+    assert run([*argv, "--format", "verl"]) == 2
+    assert "cannot be streamed to standard output" in capsys.readouterr().err
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    monkeypatch.setattr(Path, "open", _refusing_open)
+    assert run([*argv[:-1], str(blocked / "d.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write '{blocked / 'd.jsonl'}' (Permission denied)" in err
+    assert ".partial" not in err
+    assert list(blocked.iterdir()) == []
+
+
+def _refusing_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+    """Path.open as a directory without write permission answers (tests run as root here,
+    whom permission bits do not stop)."""
+    raise PermissionError(13, "Permission denied", str(self))
+
+
+def test_export_to_a_pipe_closed_early_ends_quietly() -> None:
+    """'--out - | head -1' must end as other Unix tools do: no BrokenPipeError traceback."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "TOMGYM_NO_PLUGINS": "1"}
+    command = (
+        f"{shlex.quote(sys.executable)} -m tomgym.cli export --env ToM-HiToM-O1-v0 --n 3000 "
+        "--out - | head -n 1"
+    )
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["label"]
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
 def test_export_refuses_eval_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = run(["export", "--env", "ToM-FANToM-v0", "--n", "1", "--out", str(tmp_path / "x")])
     assert code == 2 and "eval-only" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from tomgym.cli_args import (
 from tomgym.train.export import (
     FORMATS,
     PARQUET_SUFFIXES,
+    STDOUT,
     EvalOnlyError,
     ExportError,
     HeldOutDataWarning,
@@ -82,6 +83,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
         print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
+    if str(path) == STDOUT:
+        print("wrote the rows to standard output", file=sys.stderr)
+        return 0
     if not Path(path).is_file():  # a device or pipe (/dev/stdout): its rows cannot be read back
         print(f"wrote the rows to {path}", file=sys.stderr)
         return 0

@@ -46,7 +46,7 @@ def held_out_notes(
     n: int | None = None,
 ) -> list[str]:
     """What in a training set (the first ``n`` items of each env, or all) is meant to measure
-    generalisation: a held-out env, a held-out env's items, the test split, an argument that
+    generalisation: a held-out env, a held-out env's items, the val or test split, an argument that
     serves held-out items (``vocab_split="test"``)."""
     notes = [
         f"{env_id} is held out (from {', '.join(get_spec(env_id).held_out_from) or 'training'})"
@@ -56,6 +56,8 @@ def held_out_notes(
     notes += [note for env_id in env_ids for note in served_held_out(env_id, split, env_kwargs, n)]
     if split == "test":
         notes.append("the test split")
+    elif split == "val":
+        notes.append("the val split (the one `tomgym train` picks the best checkpoint on)")
     else:  # split="all" (or an env's own default) may hold test-split items too
         served = (test_items_served(env_id, split, env_kwargs, n) for env_id in env_ids)
         notes += [note for note in served if note]
@@ -368,8 +370,31 @@ def to_format(row: dict[str, Any], fmt: Format) -> dict[str, Any]:
     raise ExportError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
+STDOUT = "-"
+"""``--out -``: JSON lines go to standard output (for a pipe), as Unix tools read '-'."""
+
+
+def write_to_stdout(rows: Iterable[dict[str, Any]]) -> None:
+    """Write JSON-line rows to standard output; a reader that stops early (``| head``) ends
+    the export quietly, as a closed pipe does for other Unix tools."""
+    try:
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would report the closed pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def check_suffix(fmt: Format, out: str | Path) -> None:
     """Refuse an output name whose suffix says another file type than the format writes."""
+    if str(out) == STDOUT:
+        if fmt == "verl":
+            raise ExportError(
+                "--format verl writes Parquet, which cannot be streamed to standard output "
+                "('--out -'); name a *.parquet file"
+            )
+        return
     suffix = Path(out).suffix.lower()
     if fmt == "verl" and suffix not in PARQUET_SUFFIXES:
         raise ExportError(
@@ -453,6 +478,7 @@ def export_dataset(
 
     ``fmt`` is ``openrlhf``/``trl``/``jsonl`` (JSON lines) or ``verl`` (parquet, ``out`` must
     end in ``.parquet``). ``n`` must be at least 1 (None: every item of a finite env).
+    ``out`` ``-`` writes JSON lines to standard output.
     ``split`` goes to every env that takes it (with a logged note for one that does not).
     ``env_kwargs`` (``reward``, ``prompt``...) go to every env; every label records the kwargs
     its env was made with. ``prefill_think=True`` is refused for ``verl`` and ``trl`` (their
@@ -480,6 +506,11 @@ def export_dataset(
     if len(env_ids) > 1:  # one env serves each prompt once; kept per row, so only when needed
         plain = repeated.passing(plain)
     rows = (to_format(row, fmt) for row in plain)
+    if str(out) == STDOUT:
+        write_to_stdout(rows)
+        for said in repeated.warnings():
+            print(f"tomgym: warning: {said}", file=sys.stderr)
+        return Path(STDOUT)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Rows are written as they are made (a large --n once held every row in memory first), into
@@ -497,6 +528,9 @@ def export_dataset(
                     f.write(json.dumps(row, ensure_ascii=False) + "\n")
         if not direct:
             os.replace(target, path)
+    except OSError as exc:  # named as the user gave it, not as the hidden partial file
+        reason = exc.strerror or str(exc)
+        raise ExportError(f"cannot write {str(out)!r} ({reason}) in {str(path.parent)!r}") from exc
     finally:
         if not direct:
             target.unlink(missing_ok=True)
