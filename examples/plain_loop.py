@@ -7,10 +7,13 @@ from tomgym.agents.chat import episode_from_env
 
 import tomgym
 
-# A generated Hi-ToM env: order-1 beliefs, one-chapter stories, items of the train split.
-env = tomgym.make("ToM-HiToM-O1-v0", split="train", length=1)
+# A generated ToMi env (short stories), items of the train split. The `lenient` reward judges
+# an answer written without the <answer> tags as a whole: the bundled 135M model never writes
+# the tags, so under the default `rlvr` reward every response would earn 0. For a model that
+# follows the format, drop it (or pass reward="tomrl", the ToM-RL paper's).
+env = tomgym.make("ToM-ToMi-v0", split="train", reward="lenient")
 # The bundled SmolLM2-135M-Instruct, sampling at temperature 1 (0 would be greedy).
-agent = make_agent("smollm2", temperature=1.0, max_new_tokens=96)
+agent = make_agent("smollm2", temperature=1.0, max_new_tokens=48)
 
 total = 0.0
 for index in range(4):

@@ -3,6 +3,7 @@ size that takes seconds where the script takes a size)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,10 +35,13 @@ def test_plain_loop(tmp_path: Path) -> None:
 def test_trl_grpo(tmp_path: Path, env: str) -> None:
     # RL red team: the example passed length=1 to every --env, which only generated Hi-ToM
     # envs take (ToMi's refused it)
-    run_example(
+    out = run_example(
         "trl_grpo.py",
         *("--env", env, "--n", "4", "--steps", "1", "--tokens", "4"),
         *("--out", str(tmp_path / "run")),
         cwd=tmp_path,
     )
     assert (tmp_path / "run" / "final" / "config.json").is_file()
+    # RL red team: with its defaults (rlvr reward, Hi-ToM) the example never changed a weight,
+    # and said nothing; it now says how many steps had a learning signal.
+    assert re.search(r"^[01] of 1 steps changed the weights", out, re.MULTILINE), out[-2000:]
