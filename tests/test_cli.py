@@ -313,6 +313,29 @@ def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "TOMGYM_DEBUG=1" in cli.build_parser().format_help()
 
 
+def test_debug_shows_the_traceback_of_errors_a_command_reports_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: eval, leaderboard, export and train turn their own errors into one line
+    before the CLI sees them, so --debug showed no traceback for exactly those."""
+    import tomgym.eval.runner
+    from tomgym.train.export import ExportError
+
+    monkeypatch.setattr(tomgym.eval.runner, "evaluate", fail_with(RuntimeError("server gone")))
+    argv = ["eval", "--agent", "oracle", "--env", "ToM-HiToM-O1-v0", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "tomgym eval: error: server gone" in capsys.readouterr().err
+    with pytest.raises(RuntimeError, match="server gone"):
+        main([*argv, "--debug"])
+    export = ["export", "--env", "ToM-HiToM-O1-v0", "--n", "1", "--format", "verl", "--out", "-"]
+    assert main(export) == 2
+    with pytest.raises(ExportError, match="cannot be streamed"):
+        main([*export, "--debug"])
+    monkeypatch.setenv("TOMGYM_DEBUG", "1")
+    with pytest.raises(ExportError, match="cannot be streamed"):
+        main(export)
+
+
 def test_a_genuine_bug_is_not_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "cmd_list", fail_with(AttributeError("oops")))
     with pytest.raises(AttributeError):

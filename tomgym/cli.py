@@ -19,6 +19,7 @@ from typing import Any
 
 from tomgym.cli_args import (
     add_pairs_option,
+    debugging,
     non_negative_int,
     output_path,
     parse_kwargs,
@@ -497,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # said by the subcommand's own parser: its usage, and the nearest option
         _subcommand_parser(parser, args.command).error(_unrecognized(extra, parser, args.command))
-    debug = args.debug or os.environ.get("TOMGYM_DEBUG", "") not in ("", "0")
+    debug = debugging(args)
     prog = f"tomgym {args.command}"
     handler: Handler = args.handler
     with warnings.catch_warnings(), _terminate_as_interrupt():

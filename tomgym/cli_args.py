@@ -15,6 +15,15 @@ PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 """Python spellings read as what they say (JSON's ``true``, ``false``, ``null`` parse anyway)."""
 
 
+def debugging(args: argparse.Namespace) -> bool:
+    """Whether ``--debug`` (or ``TOMGYM_DEBUG=1``) asks for tracebacks: a command that turns
+    its errors into one line re-raises them then."""
+    return bool(getattr(args, "debug", False)) or os.environ.get("TOMGYM_DEBUG", "") not in (
+        "",
+        "0",
+    )
+
+
 def add_pairs_option(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
     """A repeatable ``--flag KEY=VALUE`` option (values read by :func:`parse_kwargs`)."""
     parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=help)

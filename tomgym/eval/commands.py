@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tomgym.cli_args import add_pairs_option, output_path, parse_kwargs, positive_int
+from tomgym.cli_args import add_pairs_option, debugging, output_path, parse_kwargs, positive_int
 from tomgym.eval.metrics import Summary
 
 
@@ -139,6 +139,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             args.agent, args.env or None, suite=args.suite, out=args.out, **_sampling(args)
         )
     except RuntimeError as exc:
+        if debugging(args):
+            raise
         print(f"tomgym eval: error: {exc}", file=sys.stderr)
         return 2
     _print_summary(summary)
@@ -177,6 +179,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         try:
             board = run_suite(args.suite, agents, args.out, **_sampling(args))
         except RuntimeError as exc:
+            if debugging(args):
+                raise
             print(f"tomgym leaderboard: {exc}", file=sys.stderr)
             return 2
         earlier = earlier_suite_runs(

@@ -16,6 +16,7 @@ from typing import Any
 
 from tomgym.cli_args import (
     add_pairs_option,
+    debugging,
     non_negative_float,
     output_path,
     parse_kwargs,
@@ -81,6 +82,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             **kwargs,
         )
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
+        if debugging(args):
+            raise
         print(f"tomgym export: error: {exc}", file=sys.stderr)
         return 2
     if str(path) == STDOUT:
@@ -214,6 +217,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             return evaluate_only(args)
         return _train_openrlhf(args)
     except (EvalOnlyError, ExportError, ValueError, KeyError) as exc:
+        if debugging(args):
+            raise
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
 
