@@ -163,6 +163,15 @@ def load_hitom_tree(root: Path, copy: Copy = "cot") -> list[ToMItem]:
     )
 
 
+MC_CAVEAT = (
+    "the MC copy's labels for orders 2-4 are stale (they predate a fix in the reference "
+    "generator; its order-4 answer is always the object's initial container): they agree with "
+    "the stated rules on 470 of 600 answers. Train on the CoT copy (copy='cot', as "
+    "ToM-HiToM-Original-v0 serves), or pass drop_contradicted=True"
+)
+"""Why an export of the MC copy warns: tomgym data audit hitom-mc lists the answers."""
+
+
 def _check_copy(copy: str) -> None:
     if copy not in _PROMPTING:
         raise ValueError(f"copy must be 'cot' (labels of record) or 'mc' (stale), not {copy!r}")
@@ -252,6 +261,8 @@ class HiToMReleaseEnv(ToMEnv):
         items = hitom_items(copy, order, self.tom_id or ENV_ID)
         if check_bool(self.label, "drop_contradicted", drop_contradicted):
             items = agreeing_items(items, "hitom")
+        elif copy == "mc" and order in (None, 2, 3, 4):
+            self.label_caveat = MC_CAVEAT
         return list_source(items)
 
 

@@ -13,6 +13,7 @@ from tomgym.env import (
     EpisodeStateError,
     HeldOutDataWarning,
     HeldOutRedefinedWarning,
+    KnownWrongLabelsWarning,
     ToMEnv,
 )
 from tomgym.items import ItemError, ToMItem
@@ -113,6 +114,7 @@ __all__ = [
     "EnvArgumentError",
     "EpisodeStateError",
     "HeldOutDataWarning",
+    "KnownWrongLabelsWarning",
     "HeldOutRedefinedWarning",
     "ItemError",
     "PromptPreset",

@@ -206,6 +206,11 @@ class HeldOutDataWarning(UserWarning):
     ``tomgym train``)."""
 
 
+class KnownWrongLabelsWarning(UserWarning):
+    """Training data from an env whose family knows some of its gold answers to be wrong (its
+    ``label_caveat``): an export, ``tom_rows``, ``tomgym train``."""
+
+
 def warn_if_redefined(
     tom_id: str,
     given: Mapping[str, Any],
@@ -368,6 +373,10 @@ class ToMEnv(gym.Env[str, str]):
     ARGUMENT_ALIASES: ClassVar[Mapping[str, str]] = {}
     """Arguments that name one setting (``vocab_split`` -> ``vocab``): given for an ID
     registered with the other, the one given wins (see :meth:`given_over_registered`)."""
+    label_caveat: str = ""
+    """Known wrong gold answers among the items this env serves, as the family knows them (the
+    Hi-ToM release's MC copy): an export or training set of it warns, since training on them
+    rewards the wrong answers. Empty when none are known."""
     _spec: EnvSpec | None = None
 
     @property  # type: ignore[override]

@@ -184,6 +184,24 @@ def test_exporting_held_out_data_for_training_warns(tmp_path: Path) -> None:
         tom_rows("ToM-HiToM-O1-v0", split="train", n=2)
 
 
+def test_exporting_the_stale_mc_copy_warns(tmp_path: Path) -> None:
+    """Red team: the Hi-ToM release's MC copy, whose order 2-4 labels are stale, was exported
+    alone for training without a word (only beside the CoT copy did the conflicting golds
+    show)."""
+    from tomgym import KnownWrongLabelsWarning
+    from tomgym.train.trl import tom_rows
+
+    with pytest.warns(KnownWrongLabelsWarning, match="470 of 600 answers"):
+        export_dataset(["ToM-HiToM-Original-MC-v0"], None, 2, "jsonl", tmp_path / "mc.jsonl")
+    with pytest.warns(KnownWrongLabelsWarning, match="MC copy's labels for orders 2-4 are stale"):
+        tom_rows("ToM-HiToM-Original-O3-v0", split=None, n=2, copy="mc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KnownWrongLabelsWarning)
+        tom_rows("ToM-HiToM-Original-O1-v0", split=None, n=2, copy="mc")  # order 1: not stale
+        tom_rows("ToM-HiToM-Original-MC-v0", split=None, n=2, drop_contradicted=True)
+        tom_rows("ToM-HiToM-Original-O3-v0", split=None, n=2)  # the CoT copy
+
+
 @pytest.mark.parametrize(
     ("env_id", "kwargs", "held_out"),
     [("ToM-HiToM-v0", {"orders": [4]}, "ToM-HiToM-O4-v0"),

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from tomgym.env import HeldOutDataWarning, ToMEnv
+from tomgym.env import HeldOutDataWarning, KnownWrongLabelsWarning, ToMEnv
 from tomgym.registry import get_spec
 from tomgym.train.labels import EpisodeLabel, labelled_episode, open_labelled_env
 
@@ -192,6 +192,21 @@ def warn_held_out_data(
             HeldOutDataWarning,
             stacklevel=3,
         )
+
+
+def warn_label_caveats(
+    env_ids: Sequence[str], split: str | None, env_kwargs: Mapping[str, Any]
+) -> None:
+    """A KnownWrongLabelsWarning for each env, made as the export makes it, with a
+    ``label_caveat`` (the Hi-ToM release's MC copy, alone or as ``copy="mc"``)."""
+    for env_id in env_ids:
+        env, _ = open_export_env(env_id, split, **env_kwargs)
+        if env.label_caveat:
+            warnings.warn(
+                f"training data from {env_id}: {env.label_caveat}",
+                KnownWrongLabelsWarning,
+                stacklevel=3,
+            )
 
 
 def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> None:
@@ -495,6 +510,7 @@ def export_dataset(
     check_trainable(env_ids, allow_eval_only)
     warn_process_only(env_ids)
     warn_held_out_data(env_ids, split, env_kwargs, n)
+    warn_label_caveats(env_ids, split, env_kwargs)
     for env_id in env_ids:
         env, _ = open_export_env(env_id, split, **env_kwargs)
         check_prefill(fmt, env_id, env.prefill)

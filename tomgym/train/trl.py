@@ -10,7 +10,12 @@ from typing import Any
 
 from tomgym.registry import registry_generation
 from tomgym.rewards import Score
-from tomgym.train.export import check_trainable, unique_env_ids, warn_held_out_data
+from tomgym.train.export import (
+    check_trainable,
+    unique_env_ids,
+    warn_held_out_data,
+    warn_label_caveats,
+)
 from tomgym.train.labels import (
     EpisodeLabel,
     decode_label,
@@ -181,6 +186,7 @@ def tom_rows(
     ids = [env_ids] if isinstance(env_ids, str) else unique_env_ids(env_ids)
     check_trainable(ids, allow_eval_only)
     warn_held_out_data(ids, split, env_kwargs, n)
+    warn_label_caveats(ids, split, env_kwargs)
     rows = []
     for env_id in ids:
         env, kwargs = open_labelled_env(env_id, split, env_kwargs)
