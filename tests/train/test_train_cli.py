@@ -1082,3 +1082,55 @@ def test_a_long_prompt_count_says_how_long_it_takes(capsys: pytest.CaptureFixtur
     assert "days here" in said and "--n sets how many" in said
     check_prompt_budget(tokenizer, rows, 4096, total=len(rows))  # seconds: nothing to say
     assert capsys.readouterr().err == ""
+
+
+def test_raising_max_steps_needs_the_last_steps_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose last step left no whole checkpoint (--save-steps not dividing --max-steps)
+    would redo steps from an earlier one and lose its final model: refused, saying why. Only
+    --max-steps may grow: any other change is still another run."""
+    from tomgym.train import trl_backend
+    from tomgym.train.run_checks import RUN_CONFIG, check_run_dir
+
+    out = tmp_path / "run"
+    argv = ["train", "--backend", "trl", "--model", "m", "--train-env", "ToM-HiToM-O1-v0",
+            "--n", "2", "--batch", "1", "--rollouts", "2", "--save-steps", "2",
+            "--out", str(out)]  # fmt: skip
+    made: list[dict[str, Any]] = []
+    monkeypatch.setattr(trl_backend, "check_run_dir", lambda _, config: made.append(config))
+    assert run([*argv, "--max-steps", "3", "--dry-run"]) == 0
+    monkeypatch.setattr(trl_backend, "check_run_dir", check_run_dir)
+    (out / "checkpoint-2").mkdir(parents=True)
+    (out / RUN_CONFIG).write_text(json.dumps(made[0]))
+    for name, text in [("config.json", "{}"), ("model.safetensors", "weights"),
+                       ("trainer_state.json", '{"global_step": 2, "max_steps": 3}')]:  # fmt: skip
+        (out / "checkpoint-2" / name).write_text(text)
+    capsys.readouterr()
+    assert run([*argv, "--max-steps", "5", "--dry-run"]) == 2
+    assert "trained to step 3, but its last whole checkpoint is checkpoint-2" in (
+        capsys.readouterr().err
+    )
+    assert run([*argv, "--max-steps", "2", "--dry-run"]) == 2  # fewer steps: another run
+    assert "grpo.max_steps: 3 there, 2 now" in capsys.readouterr().err
+    assert run([*argv, "--max-steps", "5", "--lr", "1e-5", "--dry-run"]) == 2
+    assert "another training run" in capsys.readouterr().err
+
+
+def test_the_schedule_sets_the_resumed_learning_rate() -> None:
+    """learning_rate_from_schedule, on a real optimizer and schedule: the optimizer's rate
+    (what the checkpoint held) is replaced by the schedule's at the resumed step."""
+    torch = pytest.importorskip("torch")
+    from transformers import get_linear_schedule_with_warmup
+
+    from tomgym.train.trl_backend import learning_rate_from_schedule
+
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    schedule = get_linear_schedule_with_warmup(optimizer, 0, num_training_steps=4)
+    schedule.step()  # resumed after one step of four
+    optimizer.param_groups[0]["lr"] = 0.0  # as a 1-step run's checkpoint left it
+    learning_rate_from_schedule().on_train_begin(
+        None, None, None, optimizer=optimizer, lr_scheduler=schedule
+    )
+    assert optimizer.param_groups[0]["lr"] == pytest.approx(0.75)
+    assert schedule.get_last_lr() == [pytest.approx(0.75)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,37 @@ def test_resuming_a_model_with_tied_embeddings_does_not_warn_of_missing_keys() -
         "There were unexpected keys in the checkpoint model loaded: ['x'].",
         f"{MISSING_KEYS_NOTE}['head.weight'].",
     ]
+
+
+@pytest.mark.slow
+def test_a_trl_run_goes_on_when_max_steps_is_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team: a finished TRL run could not be trained further: a larger --max-steps was
+    'another training run', refused. Now it goes on from its last checkpoint (a real run of
+    the bundled model: one step, then raised to two), on the new schedule's learning rate
+    (the first resumed step trained at the old schedule's end, rate 0), and records its
+    preset, which --eval-only then uses."""
+    pytest.importorskip("trl")
+    from tomgym.cli import main
+    from tomgym.train import checkpoints
+
+    out = tmp_path / "run"
+    argv = ["train", "--backend", "trl", "--model", "smollm2", "--train-env", "ToM-ToMi-v0",
+            "--n", "2", "--batch", "1", "--rollouts", "2", "--reward", "lenient",
+            "--max-new-tokens", "8", "--save-steps", "1", "--kl", "0", "--preset", "custom",
+            "--out", str(out)]  # fmt: skip
+    assert main([*argv, "--max-steps", "1"]) == 0
+    stored = json.loads((out / "train_config.json").read_text())
+    assert stored["preset_name"] == "custom"
+    capsys.readouterr()
+    assert main([*argv, "--max-steps", "2"]) == 0
+    said = capsys.readouterr()
+    assert "trained to step 1; this run goes on to --max-steps 2" in said.err
+    state = json.loads((out / "checkpoint-2" / checkpoints.TRAINER_STATE).read_text())
+    rates = [entry["learning_rate"] for entry in state["log_history"] if "learning_rate" in entry]
+    assert state["global_step"] == 2 and len(rates) == 2
+    assert rates[1] > 0  # linear decay over 2 steps: half the rate, not the old end's 0
+    assert checkpoints.is_hf_checkpoint(out / "final")
+    assert main([*argv, "--max-steps", "2"]) == 0
+    assert "is finished" in capsys.readouterr().err

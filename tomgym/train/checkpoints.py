@@ -72,13 +72,15 @@ def incomplete_checkpoints(run_dir: Path) -> list[Path]:
     )
 
 
-def reached_max_steps(checkpoint: Path) -> bool:
+def reached_max_steps(checkpoint: Path, max_steps: int | None = None) -> bool:
     """Whether a Trainer's ``checkpoint-N`` is the run's last step (its trainer state's
-    ``global_step`` at its ``max_steps``): resuming from it would train past the end (TRL did,
-    a step at learning rate 0, when a run was interrupted before saving ``final/``)."""
+    ``global_step`` at ``max_steps``, or at the state's own where None): resuming from it would
+    train past the end (TRL did, a step at learning rate 0, when a run was interrupted before
+    saving ``final/``). A run whose ``--max-steps`` was raised passes the new end."""
     try:
         state = json.loads((checkpoint / TRAINER_STATE).read_text(encoding="utf-8"))
-        step, end = int(state["global_step"]), int(state["max_steps"])
+        step = int(state["global_step"])
+        end = int(state["max_steps"]) if max_steps is None else max_steps
     except (OSError, ValueError, KeyError, TypeError):
         return False
     return end > 0 and step >= end

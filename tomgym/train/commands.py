@@ -457,10 +457,12 @@ def evaluate_only(args: argparse.Namespace) -> int:
 
 
 def stored_preset_name(config: Any) -> str | None:
-    """The preset a run's ``train_config.json`` names (OpenRLHF runs record theirs), None
-    where it names none or one this tomgym does not know."""
+    """The preset a run's ``train_config.json`` names (OpenRLHF runs record theirs whole, TRL
+    runs its ``preset_name``), None where it names none or one this tomgym does not know."""
     preset = config.get("preset") if isinstance(config, dict) else None
     name = preset.get("name") if isinstance(preset, dict) else None
+    if name is None and isinstance(config, dict):
+        name = config.get("preset_name")
     return name if isinstance(name, str) and name in PRESETS else None
 
 

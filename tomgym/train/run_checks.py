@@ -40,10 +40,12 @@ def check_not_in_use(out: Path) -> None:
         )
 
 
-def check_run_dir(out: Path, config: dict[str, Any]) -> None:
+def check_run_dir(out: Path, config: dict[str, Any]) -> tuple[int, int] | None:
     """Refuse a run directory that holds another training run (a different train_config.json,
     or checkpoints without one): its checkpoints would be resumed or picked as this run's. The
-    same config is a rerun (resumed from its last checkpoint where the backend can)."""
+    same config is a rerun (resumed from its last checkpoint where the backend can). A TRL
+    config that differs only in a larger ``--max-steps`` goes on with the run: returned as
+    ``(steps trained to, steps now)``, None otherwise."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a directory for the run")
     check_not_in_use(out)
@@ -55,7 +57,7 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
                 f"--out {out} holds checkpoints ({', '.join(saved[:3])}) but no {RUN_CONFIG}: "
                 "use another --out"
             )
-        return
+        return None
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:
@@ -64,6 +66,14 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
     if old_out is not None and old_out != str(out):  # the run directory was moved or copied
         stored = relocated(stored, old_out, str(out))
     changed = config_differences(the_runs_identity(stored), the_runs_identity(config))
+    more = more_steps(stored, config) if changed and saved else None
+    if more is not None:
+        print(
+            f"# --out {out} trained to step {more[0]}; this run goes on to --max-steps "
+            f"{more[1]} from its last checkpoint",
+            file=sys.stderr,
+        )
+        return more
     if changed and not saved:
         # A run that failed to start (a trainer refusing its command) saved nothing: the
         # corrected command takes the directory over instead of being told to delete it.
@@ -72,13 +82,33 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> None:
             f"{'; '.join(changed[:3])}): this run replaces it",
             file=sys.stderr,
         )
-        return
+        return None
     if changed:
         raise ValueError(
             f"--out {out} holds another training run (its {RUN_CONFIG} differs in "
             f"{'; '.join(changed[:6])}); use another --out, or delete it to start again "
             "(--eval-only evaluates its checkpoints again, on the --eval-env given)"
         )
+    return None
+
+
+def more_steps(stored: Any, config: Any) -> tuple[int, int] | None:
+    """``(before, now)`` where a TRL run config asks for nothing but more steps than the stored
+    one (``--max-steps`` raised, every other setting the same), else None."""
+    before, now = _max_steps(stored), _max_steps(config)
+    if before is None or now is None or now <= before:
+        return None
+    raised = json.loads(json.dumps(stored))
+    raised["grpo"]["max_steps"] = now
+    if config_differences(the_runs_identity(raised), the_runs_identity(config)):
+        return None
+    return before, now
+
+
+def _max_steps(config: Any) -> int | None:
+    grpo = config.get("grpo") if isinstance(config, dict) else None
+    steps = grpo.get("max_steps") if isinstance(grpo, dict) else None
+    return steps if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0 else None
 
 
 LAUNCHER_PATHS = ("--train.agent_func_path",)
@@ -147,9 +177,11 @@ def saved_results(out: Path) -> list[str]:
 
 _ABSENT = object()
 
-NOT_THE_RUNS_IDENTITY = frozenset({"eval_envs"})
+NOT_THE_RUNS_IDENTITY = frozenset({"eval_envs", "preset_name"})
 """Config keys a rerun may change: which envs pick the best checkpoint (evaluated after
-training, as ``--eval-only`` does) changes nothing the trainer does."""
+training, as ``--eval-only`` does) changes nothing the trainer does, nor does the name of a
+TRL run's preset, whose training settings are all in ``grpo`` (the name sets the evaluation's
+sampling; runs recorded before it resume)."""
 
 DERIVED_KEYS = ("command",)
 """Config keys made from the others (the trainer's argv): named after them, so that a changed

@@ -7,6 +7,7 @@ import ast
 import contextlib
 import json
 import logging
+import shutil
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
@@ -19,6 +20,7 @@ from tomgym.train.checkpoints import (
     incomplete_checkpoints,
     last_trainer_checkpoint,
     reached_max_steps,
+    step_of,
 )
 from tomgym.train.commands import (
     check_eval_agent,
@@ -155,6 +157,34 @@ class _TiedCopiesNotMissing(logging.Filter):
         return not (isinstance(keys, list) and tied_copies_only(self.model, keys))
 
 
+def learning_rate_from_schedule() -> Any:
+    """A TrainerCallback that, once a resumed run has loaded its checkpoint, sets the
+    optimizer's learning rate from the schedule at the resumed step.
+
+    A checkpoint's optimizer state holds the rate its own schedule had reached: after a run
+    whose ``--max-steps`` was raised (1 -> 3), the first step resumed trained at the old
+    schedule's end, learning rate 0, and only the next took the new schedule's. For a plain
+    resume the two agree and nothing changes."""
+    from transformers import TrainerCallback
+
+    class LearningRateFromSchedule(TrainerCallback):  # type: ignore[misc]
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            optimizer, scheduler = kwargs.get("optimizer"), kwargs.get("lr_scheduler")
+            scheduler = getattr(scheduler, "scheduler", scheduler)  # accelerate's wrapper
+            lambdas = getattr(scheduler, "lr_lambdas", None)
+            if optimizer is None or scheduler is None or not lambdas:
+                return
+            step = scheduler.last_epoch
+            rates = [
+                base * rate(step) for base, rate in zip(scheduler.base_lrs, lambdas, strict=True)
+            ]
+            for group, rate in zip(optimizer.param_groups, rates, strict=True):
+                group["lr"] = rate
+            scheduler._last_lr = rates  # what the Trainer logs as the step's learning rate
+
+    return LearningRateFromSchedule()
+
+
 @contextlib.contextmanager
 def quiet_about_tied_copies(model: Any) -> Iterator[None]:
     """Within it, resuming a model with tied embeddings does not warn that its checkpoint
@@ -216,7 +246,7 @@ def plan_trl_run(args: argparse.Namespace) -> TrlPlan:
         check_prefill("trl", env_id, env.prefill)
     config = {"backend": "trl", "model": args.model, "train_envs": args.train_env,
               "split": args.split, "n": args.n, "reward": env_kwargs["reward"],
-              "grpo": settings}  # fmt: skip
+              "preset_name": preset_from_args(args).name, "grpo": settings}  # fmt: skip
     return TrlPlan(settings, env_kwargs, rows, with_env_kwargs(config, env_kwargs))
 
 
@@ -225,7 +255,9 @@ def run_trl(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     try:
         settings, env_kwargs, rows, config = plan_trl_run(args)
-        check_run_dir(out, config)
+        more = check_run_dir(out, config)
+        if more is not None:
+            ready_to_go_on(out, *more)
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
@@ -234,7 +266,25 @@ def run_trl(args: argparse.Namespace) -> int:
         print(json.dumps(shown, indent=2))
         return 0
     with training_lock(out):
+        if more is not None:
+            # final/ is the model of the step trained to, which its checkpoint also holds: the
+            # run is no longer finished, and a rerun after an interruption resumes it.
+            shutil.rmtree(out / "final", ignore_errors=True)
         return _train_trl(args, out, settings, env_kwargs, rows, config)
+
+
+def ready_to_go_on(out: Path, before: int, now: int) -> None:
+    """Refuse to raise ``--max-steps`` from ``before`` to ``now`` unless the run saved a whole
+    checkpoint (weights and training state) at step ``before``: from an earlier one, training
+    would redo steps and overwrite the final model of the run trained so far."""
+    last = last_trainer_checkpoint(out) if out.is_dir() else None
+    if last is None or step_of(last) != before:
+        have = f"its last whole checkpoint is {last.name}" if last else "it has no whole checkpoint"
+        raise ValueError(
+            f"--out {out} trained to step {before}, but {have}: it cannot go on to "
+            f"--max-steps {now} from its last step (give --save-steps dividing --max-steps for "
+            "a run you may want to extend); use another --out"
+        )
 
 
 def _train_trl(
@@ -252,7 +302,7 @@ def _train_trl(
             return 0
         return evaluate_run(args, out, preset_from_args(args))
     last = last_trainer_checkpoint(out) if out.is_dir() else None
-    if last is not None and reached_max_steps(last):
+    if last is not None and reached_max_steps(last, settings.get("max_steps")):
         # interrupted after its last checkpoint but before final/: nothing left to train
         final_from_checkpoint(last, out / "final")
         print(f"{last.name} is the run's last step: saved {out / 'final'} from it")
@@ -296,6 +346,7 @@ def _train_trl(
     last = last_trainer_checkpoint(out) if out.is_dir() else None
     if last is not None:
         print(f"resuming from {last}", flush=True)
+        trainer.add_callback(learning_rate_from_schedule())
     with warnings.catch_warnings(), quiet_about_tied_copies(trainer.model):
         _hide_checkpointing_renames()
         trainer.train(resume_from_checkpoint=str(last) if last is not None else None)
