@@ -110,13 +110,19 @@ class ToMItem(BaseModel):
             )
         if len(set(self.candidates)) != len(self.candidates):
             raise ValueError("candidates: candidates contain duplicates")
-        if any(not c.strip() for c in self.candidates):
+        if not all(map(str.strip, self.candidates)):
             raise ValueError("candidates: a candidate is empty")
-        if self.answer_type in ("choice", "text"):
-            self._every_answer_has_words()
-        if self.answer_type == "choice":
+        if self.answer_type not in ("choice", "text"):
+            return self
+        # The candidates' words are read once for the three checks below, and each check
+        # looks for the offending candidate only once it knows there is one: a generated
+        # Hi-ToM item has 15 candidates, and reading them one by one per check was most of
+        # the cost of validating it.
+        phrases = [phrase_of(c) for c in self.candidates]
+        self._every_answer_has_words(phrases)
+        if self.answer_type == "choice" and len(set(phrases)) != len(phrases):
             self._distinct_as_read()
-        if self.candidates and self.answer_type in ("choice", "text") and self._gold_only():
+        if self.candidates and self._gold_only(phrases):
             raise ValueError(
                 f"candidates: {list(self.candidates)} holds only the gold answer, which "
                 "info['candidates'] and a prompt listing them would give away; a question with "
@@ -124,12 +130,14 @@ class ToMItem(BaseModel):
             )
         return self
 
-    def _every_answer_has_words(self) -> None:
+    def _every_answer_has_words(self, phrases: list[tuple[str, ...]]) -> None:
         """The judge reads answers as whole words without articles: a gold, alias or candidate
-        of no such word ("A", "?") could never be named, and would drop out of the judging."""
+        of no such word ("A", "?") could never be named, and would drop out of the judging.
+        ``phrases``: the candidates' ``phrase_of``, in order."""
         fields = [("answer", str(self.answer))]
         fields += [("aliases", a) for a in self.aliases]
-        fields += [("candidates", c) for c in self.candidates]
+        if not all(phrases):  # a candidate has no words: find it (after the answer, aliases)
+            fields += [("candidates", c) for c in self.candidates]
         for name, text in fields:
             if not phrase_of(text):
                 raise ValueError(
@@ -153,10 +161,11 @@ class ToMItem(BaseModel):
                     "one without the other; keep one of them"
                 )
 
-    def _gold_only(self) -> bool:
-        """Whether every candidate reads as the gold answer or one of its aliases."""
+    def _gold_only(self, phrases: list[tuple[str, ...]]) -> bool:
+        """Whether every candidate (``phrases``: their ``phrase_of``) reads as the gold answer
+        or one of its aliases."""
         golds = {phrase_of(g) for g in (str(self.answer), *self.aliases)}
-        return all(phrase_of(c) in golds for c in self.candidates)
+        return all(p in golds for p in phrases)
 
     def digest(self) -> str:
         """16 hex digits that change when anything the item is asked or judged by does: id,

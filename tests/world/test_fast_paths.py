@@ -27,6 +27,7 @@ def test_item_random_draws_what_random_draws(seed: int) -> None:
         assert fast.choice(population) == slow.choice(population)
         assert fast.randrange(n) == slow.randrange(n)
         assert fast.randint(0, n) == slow.randint(0, n)
+        assert fast.randrange(3, n + 3) == slow.randrange(3, n + 3)
         a, b = list(population), list(population)
         fast.shuffle(a)
         slow.shuffle(b)
@@ -34,6 +35,14 @@ def test_item_random_draws_what_random_draws(seed: int) -> None:
         assert fast.random() == slow.random()
     assert fast.sample(range(50), 7) == slow.sample(range(50), 7)
     assert fast.sample("abcdefgh", 3, counts=[1] * 8) == slow.sample("abcdefgh", 3, counts=[1] * 8)
+    for args in ((0,), (-2,), (5, 5), (5, 2), (0, 10, 3), (3, 10, 1), (True, 4)):
+        outcomes: list[object] = []
+        for rng in (fast, slow):  # what the fast path leaves to random.Random does as it does
+            try:
+                outcomes.append(rng.randrange(*args))
+            except ValueError as error:
+                outcomes.append(type(error))
+        assert outcomes[0] == outcomes[1]
     with pytest.raises(IndexError):
         fast.choice([])
     with pytest.raises(ValueError):
@@ -66,6 +75,19 @@ def test_focus_world_keeps_the_full_worlds_belief() -> None:
                     assert focused.beliefs(tup, obj) == want
                     assert focused.location == full.location
                     assert focused.initial == full.initial
+
+
+def test_exact_order_world_keeps_the_full_worlds_beliefs_of_that_order() -> None:
+    for events, max_order in _stories():
+        for order in range(1, max_order + 1):
+            full = simulate(events, max_order=order)
+            exact = World(max_order=order, exact_order=True).apply_all(events)
+            assert exact.belief == {k: v for k, v in full.belief.items() if len(k[0]) == order}
+            assert exact.location == full.location
+            for tup, obj in list(full.belief)[:20]:
+                focused = World(max_order=order, exact_order=True, focus=(tup, obj))
+                want = full.beliefs(tup, obj) if len(tup) == order else None
+                assert focused.apply_all(events).beliefs(tup, obj) == want
 
 
 def test_release_renderer_matches_render_event() -> None:

@@ -67,11 +67,17 @@ def mention_order(story: str, containers: Sequence[str]) -> list[str]:
 
 def first_chapter_exit_rank(events: Sequence[Event], agent: str) -> int | None:
     """The agent's position in the exit order of the story's first exits (its first chapter)."""
-    seen: list[str] = []
+    return first_chapter_exit_ranks(events).get(agent)
+
+
+def first_chapter_exit_ranks(events: Sequence[Event]) -> dict[str, int]:
+    """Every exiting agent's ``first_chapter_exit_rank``, read in one pass (the debiasing
+    sampler asks it of every chain it keeps)."""
+    ranks: dict[str, int] = {}
     for event in events:
-        if isinstance(event, Exit) and event.agent not in seen:
-            seen.append(event.agent)
-    return seen.index(agent) if agent in seen else None
+        if isinstance(event, Exit) and event.agent not in ranks:
+            ranks[event.agent] = len(ranks)
+    return ranks
 
 
 def rejection_sample(
@@ -88,12 +94,20 @@ def rejection_sample(
     return fallback or draw(0)
 
 
+# isinstance against a tuple of classes: against the equivalent union (ObjectIs | Move) it is
+# two to three times slower, and the debiasing sampler reads every event of hundreds of draws.
+_PLACING = (ObjectIs, Move)
+"""Events that put an object in a container."""
+_ON_PATH = (ObjectIs, Move, PublicClaim, PrivateTell)
+"""Events that put an object in a container or say it is in one."""
+
+
 def true_location(events: Sequence[Event], obj: str) -> str | None:
     """Where the object ends up: its last ``ObjectIs`` or ``Move`` (a claim moves nothing), as
     the simulator's ``location`` has it, without simulating anyone's beliefs."""
     where = None
     for e in events:
-        if isinstance(e, ObjectIs | Move) and e.obj == obj:
+        if isinstance(e, _PLACING) and e.obj == obj:
             where = e.container
     return where
 
@@ -102,11 +116,7 @@ def trajectory(events: Sequence[Event], obj: str) -> list[str]:
     """The containers the object is put in, moved to or claimed to be in, first mention order."""
     out: list[str] = []
     for e in events:
-        if (
-            isinstance(e, ObjectIs | Move | PublicClaim | PrivateTell)
-            and e.obj == obj
-            and e.container not in out
-        ):
+        if isinstance(e, _ON_PATH) and e.obj == obj and e.container not in out:
             out.append(e.container)
     return out
 

@@ -10,14 +10,14 @@ import random
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from tomgym.world.debias import (
     MAX_TRIES,
     MIN_TRAJECTORY,
     POSITION_TRIES,
     AnswerTarget,
-    first_chapter_exit_rank,
+    first_chapter_exit_ranks,
     trajectory,
     true_location,
 )
@@ -41,8 +41,8 @@ from tomgym.world.simulator import (
     PrivateTell,
     PublicClaim,
     Stay,
+    World,
     belief_after,
-    simulate,
 )
 from tomgym.world.vocab import Vocab, load_vocab
 
@@ -136,10 +136,11 @@ class HiToMQuestion:
 
 
 class ItemRandom(random.Random):
-    """``random.Random`` whose ``choice``, ``shuffle``, ``randrange(n)`` and ``sample`` of a list
-    or tuple draw exactly what the standard library's do (the same algorithms over
-    ``getrandbits``; tests/world/test_fast_paths.py checks them against it), minus the
-    generic checks and method look-ups that dominated a story's cost."""
+    """``random.Random`` whose ``choice``, ``shuffle``, ``randrange(n)``, ``randrange(a, b)``
+    (so ``randint``) and ``sample`` of a list or tuple draw exactly what the standard
+    library's do (the same algorithms over ``getrandbits``; tests/world/test_fast_paths.py
+    checks them against it), minus the generic checks and method look-ups that dominated a
+    story's cost."""
 
     def __init__(self, x: int) -> None:
         # random.Random.__init__ goes through the Python-level seed(); an int seeds the same
@@ -168,13 +169,19 @@ class ItemRandom(random.Random):
             x[i], x[j] = x[j], x[i]
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
-        if stop is not None or step != 1 or type(start) is not int or start <= 0:
+        # randrange(n) and randrange(a, b) (so randint(a, b) too) of ints, as the standard
+        # library's: low + _randbelow(width); anything else, and its errors, goes to it.
+        low, high = (0, start) if stop is None else (start, stop)
+        if type(step) is not int or step != 1 or type(low) is not int or type(high) is not int:
             return super().randrange(start, stop, step)
-        bits, k = self.getrandbits, start.bit_length()
+        width = high - low
+        if width <= 0:
+            return super().randrange(start, stop, step)
+        bits, k = self.getrandbits, width.bit_length()
         r = bits(k)
-        while r >= start:
+        while r >= width:
             r = bits(k)
-        return r
+        return low + r
 
     def sample(  # type: ignore[override]
         self, population: Sequence[T], k: int, *, counts: Iterable[int] | None = None
@@ -311,10 +318,10 @@ def _chapters(
     return events, agents, containers, objects, asked
 
 
-@dataclass(frozen=True)
-class _Draw:
+class _Draw(NamedTuple):
     """One drawn story with every random choice of its item made (the rendering and the
-    answer follow from it without further draws)."""
+    answer follow from it without further draws). A named tuple: a debiased item draws
+    hundreds, and a frozen dataclass's field-by-field ``__init__`` cost twice as much."""
 
     events: tuple[Event, ...]
     order: int
@@ -327,8 +334,33 @@ class _Draw:
     templates: str
 
 
+class _Chapters(NamedTuple):
+    """The first part of a draw: its real events and everything drawn before them, with the
+    RNG positioned where the rest of the draw (distractors, asked agents, candidates) goes on.
+    The debiasing sampler judges a draw's story from this alone (distractors touch no path),
+    so the draws it turns down are never finished."""
+
+    rng: random.Random
+    uid: str
+    templates: str
+    noise: float
+    deception: bool
+    length: int
+    order: int
+    real: list[Event]
+    agents: list[str]
+    containers: list[str]
+    objects: list[str]
+    object: str
+
+
 def _draw(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> _Draw:
     """Draw ``attempt`` of item ``index``; attempts > 0 are the debiasing sampler's tries."""
+    return _finish(_draw_chapters(config, seed, index, attempt))
+
+
+def _draw_chapters(config: HiToMConfig, seed: int, index: int, attempt: int) -> _Chapters:
+    """The draw's first part: every draw up to and including its chapters."""
     canonical = config.canonical() + (f"|try={attempt}" if attempt else "")
     rng, uid = item_rng("hitom", GENERATOR_VERSION, canonical, seed, index)
     vocab = load_vocab(config.vocab)
@@ -336,23 +368,44 @@ def _draw(config: HiToMConfig, seed: int, index: int, attempt: int = 0) -> _Draw
     length = config.length if config.length is not None else rng.choice((1, 2, 3))
     order = rng.choice(config.orders)
     real, agents, containers, objects, obj = _chapters(rng, vocab, length, deception)
+    return _Chapters(
+        rng=rng,
+        uid=uid,
+        templates=config.templates,
+        noise=config.noise,
+        deception=deception,
+        length=length,
+        order=order,
+        real=real,
+        agents=agents,
+        containers=containers,
+        objects=objects,
+        object=obj,
+    )
+
+
+def _finish(drawn: _Chapters) -> _Draw:
+    """The rest of the draw, from where ``drawn`` left its RNG: a distractor before each
+    real event with probability ``noise``, the asked agents and the candidates' order."""
+    rng, agents = drawn.rng, drawn.agents
     events: list[Event] = []
-    uniform, noise = rng.random, config.noise
-    for event in real:
+    uniform, noise = rng.random, drawn.noise
+    for event in drawn.real:
         if uniform() < noise:
-            events.append(_distractor(rng, agents, containers, objects))
+            events.append(_distractor(rng, agents, drawn.containers, drawn.objects))
         events.append(event)
     asked = rng.sample(agents, N_AGENTS)
+    order = drawn.order
     return _Draw(
         events=tuple(events),
         order=order,
         question_agents=tuple(asked[4 - order : 4]),
-        object=obj,
-        candidates=tuple(rng.sample(containers, N_CONTAINERS)),
-        deception=deception,
-        length=length,
-        uid=uid,
-        templates=config.templates,
+        object=drawn.object,
+        candidates=tuple(rng.sample(drawn.containers, N_CONTAINERS)),
+        deception=drawn.deception,
+        length=drawn.length,
+        uid=drawn.uid,
+        templates=drawn.templates,
     )
 
 
@@ -411,34 +464,40 @@ def _debiased(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
     target = AnswerTarget.of("hitom-debiased-2", seed, index, N_AGENTS)
     wanted = target.answer_at_position if positions else target.answer
     fallback: tuple[_Draw, tuple[str, ...], str] | None = None
-    first: _Draw | None = None
     for attempt in range(POSITION_TRIES if positions else MAX_TRIES):
-        draw = _draw(config, seed, index, attempt)
-        first = first or draw
-        path = trajectory(draw.events, draw.object)
+        # The target needs only the object's path and where it ends up, which the real events
+        # give (a distractor is on no path): most draws are turned down before their
+        # distractors, asked agents and candidates are drawn (each attempt has an RNG of its
+        # own, so what a turned-down draw leaves undrawn changes no other draw), and before
+        # anyone's beliefs are simulated (the answer itself comes from the simulation).
+        drawn = _draw_chapters(config, seed, index, attempt)
+        path = trajectory(drawn.real, drawn.object)
         if len(path) < MIN_TRAJECTORY:
             continue
-        # The target needs only where the object ends up: most draws are turned down before
-        # anyone's beliefs are simulated (the answer itself comes from the simulation).
-        real = true_location(draw.events, draw.object)
+        real = true_location(drawn.real, drawn.object)
         want = wanted(path, real) if real is not None else None
         if want is None:
             continue
-        world = simulate(draw.events, max_order=draw.order)
+        draw = _finish(drawn)
+        # Only the chains of the asked order are kept: B[chain](object) read straight from
+        # the world's beliefs (World.beliefs(chain, obj) for a non-empty chain, without its
+        # call and tuple copy per chain: order 4 tries 120 chains).
+        world = World(max_order=draw.order, exact_order=True).apply_all(draw.events)
+        believed, obj = world.belief.get, draw.object
         chains = [
             chain
             for chain in permutations(_story_agents(draw.events), draw.order)
-            if world.beliefs(chain, draw.object) == want
+            if believed((chain, obj)) == want
         ]
-        ranked = [c for c in chains if first_chapter_exit_rank(draw.events, c[-1]) == target.rank]
+        rank = first_chapter_exit_ranks(draw.events).get
+        ranked = [c for c in chains if rank(c[-1]) == target.rank]
         if ranked:
             return _asking(draw, ranked[target.pick % len(ranked)], want)
         if chains and fallback is None:
             fallback = (draw, chains[target.pick % len(chains)], want)
     if fallback:
         return _asking(*fallback)
-    assert first is not None
-    return _as_drawn(first)  # attempt 0 is the plain item's own draw
+    return _generate(config, seed, index)  # attempt 0, the plain item's own draw
 
 
 def _story_agents(events: tuple[Event, ...]) -> list[str]:

@@ -113,11 +113,14 @@ Event = Enter | ObjectIs | Move | Stay | Exit | PublicClaim | PrivateTell | Dist
 
 
 @lru_cache(maxsize=4096)
-def _tuples(agents: frozenset[str], max_order: int) -> tuple[tuple[str, ...], ...]:
-    """Every ordered tuple of 1..max_order distinct agents of the set."""
+def _tuples(
+    agents: frozenset[str], max_order: int, exact: bool = False
+) -> tuple[tuple[str, ...], ...]:
+    """Every ordered tuple of 1..max_order distinct agents of the set (``exact``: of max_order
+    agents only)."""
     ordered = sorted(agents)
     out: list[tuple[str, ...]] = []
-    for m in range(1, min(max_order, len(ordered)) + 1):
+    for m in range(max_order if exact else 1, min(max_order, len(ordered)) + 1):
         out.extend(permutations(ordered, m))
     return tuple(out)
 
@@ -144,6 +147,10 @@ class World:
     focus: tuple[tuple[str, ...], str] | None = None
     """When set, the one belief B[agents](obj) kept (a generator asking one question): it ends
     as in the full world, and the other beliefs, which never feed it, are not recorded."""
+    exact_order: bool = False
+    """When set, only the beliefs of exactly ``max_order`` agents are kept (a generator asking
+    every chain of one length): they end as in the full world, as no update reads a belief
+    (each evolves on its own), and the shorter chains' beliefs are not recorded."""
 
     # -- queries ---------------------------------------------------------------
 
@@ -249,7 +256,7 @@ class World:
         present = self.occupants(room)
         if not present or not objects:
             return
-        tuples = _tuples(present, self.max_order)
+        tuples = _tuples(present, self.max_order, self.exact_order)
         for obj in objects:
             where = self.location[obj]
             for t in tuples:
@@ -263,6 +270,8 @@ class World:
         agents, obj = self.focus
         if not agents or len(agents) > self.max_order or len(set(agents)) != len(agents):
             return  # not a tuple _tuples lists: the full world never records it
+        if self.exact_order and len(agents) != self.max_order:
+            return  # nor does a world keeping only max_order agents' beliefs
         agent_room = self.agent_room
         for a in agents:
             if agent_room.get(a) != room:
@@ -270,7 +279,8 @@ class World:
         self.belief[self.focus] = self.location[obj]
 
     def _set(self, agents: tuple[str, ...], obj: str, container: str) -> None:
-        if len(agents) <= self.max_order and (self.focus is None or self.focus == (agents, obj)):
+        kept = len(agents) == self.max_order if self.exact_order else len(agents) <= self.max_order
+        if kept and (self.focus is None or self.focus == (agents, obj)):
             self.belief[(agents, obj)] = container
 
     def _public(self, event: PublicClaim) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tomgym.world.debias import index_target, rejection_sample
 from tomgym.world.hitom import item_rng
@@ -153,17 +154,37 @@ def generate_tomi(config: ToMiConfig, seed: int, index: int) -> ToMiQuestion:
     initial-location shortcuts are at 1/2), and the asked agent entered first for half.
     """
     if not config.debiased:
-        return _generate(config, seed, index)
+        return _render(_draw(config, seed, index))
     target = index_target("tomi", seed, index)
     want_real, want_first = bool(target % 2), bool((target // 2) % 2)
-    return rejection_sample(
-        lambda attempt: _generate(config, seed, index, attempt),
-        lambda q: (not q.tom) == want_real,
-        lambda q: (q.question_index == 0) == want_first,
+    return _render(
+        rejection_sample(
+            lambda attempt: _draw(config, seed, index, attempt),
+            lambda d: (not d.tom) == want_real,
+            lambda d: (d.question_index == 0) == want_first,
+        )
     )
 
 
-def _generate(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> ToMiQuestion:
+class _Draw(NamedTuple):
+    """One item with every random choice made and its answer simulated, not yet rendered: the
+    debiasing sampler judges draws by ``tom`` and ``question_index`` alone, so only the kept
+    one is rendered (the phrasing has a stream of its own, so rendering draws nothing here)."""
+
+    events: list[Event]
+    question_type: str
+    question_agents: tuple[str, ...]
+    object: str
+    answer: str
+    question_index: int
+    story_type: str
+    tom: bool
+    candidates: tuple[str, ...]
+    uid: str
+    templates: str
+
+
+def _draw(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> _Draw:
     canonical = config.canonical() + (f"|try={attempt}" if attempt else "")
     rng, uid = item_rng("tomi", GENERATOR_VERSION, canonical, seed, index)
     story_type = STORY_TYPES[(index + attempt) % len(STORY_TYPES)]
@@ -178,20 +199,37 @@ def _generate(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> To
     world = World(max_order=2, focus=(agents, obj)).apply_all(events)
     answer = world.initial[obj] if kind == "memory" else world.beliefs(agents, obj)
     assert answer is not None
-    phrasing = item_phrasing(config.templates, uid)
-    return ToMiQuestion(
-        story=render_story(events, phrasing),
-        question=tomi_question(kind, agents, obj),
-        answer=answer,
+    return _Draw(
+        events=events,
         question_type=kind,
+        question_agents=agents,
+        object=obj,
+        answer=answer,
         question_index=entered.index(agents[0]) if agents else 0,
         story_type=story_type,
         tom=answer != world.location[obj],
         candidates=tuple(rng.sample(containers, 2)),
-        object=obj,
-        question_agents=agents,
-        events=tuple(events),
         uid=uid,
+        templates=config.templates,
+    )
+
+
+def _render(draw: _Draw) -> ToMiQuestion:
+    """The drawn item's story and question as text."""
+    phrasing = item_phrasing(draw.templates, draw.uid)
+    return ToMiQuestion(
+        story=render_story(draw.events, phrasing),
+        question=tomi_question(draw.question_type, draw.question_agents, draw.object),
+        answer=draw.answer,
+        question_type=draw.question_type,
+        question_index=draw.question_index,
+        story_type=draw.story_type,
+        tom=draw.tom,
+        candidates=draw.candidates,
+        object=draw.object,
+        question_agents=draw.question_agents,
+        events=tuple(draw.events),
+        uid=draw.uid,
     )
 
 
