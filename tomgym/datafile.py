@@ -436,10 +436,14 @@ def _fields(
     # gold is that candidate as written, as a choice's gold must be (as for a Python record)
     gold_as_its_candidate(fields)
     if fields.get("answer_type") == "names" and isinstance(fields.get("answer"), str):
-        # A CSV cell holds the names joined: by the list separator or as a judge reads a list.
-        fields["answer"] = [
-            name for part in _as_list(fields["answer"], sep) for name in split_names(part)
-        ]
+        # A CSV cell holds the names joined: by the list separator or as a judge reads a list;
+        # a cell written as a list (["Ann", "Bob"]) holds them whole, each checked as a name.
+        written = _list_literal(fields["answer"])
+        fields["answer"] = (
+            [text for text in map(_list_element, enumerate(written)) if text]
+            if written is not None
+            else [name for part in _as_list(fields["answer"], sep) for name in split_names(part)]
+        )
     return fields, problems
 
 

@@ -11,7 +11,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tomgym.answers import leading_yes_no, phrase_of, words
+from tomgym.answer_numbers import number_value
+from tomgym.answers import leading_yes_no, phrase_of, split_names, words
 
 AnswerType = Literal["choice", "text", "yes_no", "names"]
 """How an answer is judged.
@@ -43,6 +44,17 @@ JUDGED_METADATA = (CANDIDATE_ALIASES_KEY, PLACES_KEY)
 
 class ItemError(ValueError):
     """A ToM item failed validation; the message names the item and the field."""
+
+
+RESPONSE_TAGS = ("<think>", "</think>", "<answer>", "</answer>")
+"""The response format's tags: no gold, alias or candidate may hold one."""
+
+
+def _other_numbers(a: str, b: str) -> bool:
+    """Whether two texts of one phrase ("-1" and "1") are numbers of different values, which
+    the judge tells apart."""
+    first, second = number_value(a), number_value(b)
+    return first is not None and second is not None and first != second
 
 
 class ToMItem(BaseModel):
@@ -112,6 +124,9 @@ class ToMItem(BaseModel):
             raise ValueError("candidates: candidates contain duplicates")
         if not all(map(str.strip, self.candidates)):
             raise ValueError("candidates: a candidate is empty")
+        self._no_response_tags()
+        if self.answer_type == "names":
+            self._names_read_whole()
         if self.answer_type not in ("choice", "text"):
             return self
         # The candidates' words are read once for the three checks below, and each check
@@ -122,6 +137,8 @@ class ToMItem(BaseModel):
         self._every_answer_has_words(phrases)
         if self.answer_type == "choice" and len(set(phrases)) != len(phrases):
             self._distinct_as_read()
+        if self.aliases and self.candidates:
+            self._no_alias_is_a_wrong_candidate()
         if self.candidates and self._gold_only(phrases):
             raise ValueError(
                 f"candidates: {list(self.candidates)} holds only the gold answer, which "
@@ -147,13 +164,66 @@ class ToMItem(BaseModel):
                     "in candidates)"
                 )
 
+    def _no_response_tags(self) -> None:
+        """A gold, alias or candidate holding a response tag (``</answer>``) could never be
+        named: a response writing it would open or close its own answer block."""
+        golds = self.answer if isinstance(self.answer, list) else [self.answer]
+        texts = [("answer", str(a)) for a in golds]
+        texts += [("aliases", a) for a in self.aliases]
+        texts += [("candidates", c) for c in self.candidates]
+        for name, text in texts:
+            if "<" in text and any(tag in text.lower() for tag in RESPONSE_TAGS):
+                raise ValueError(
+                    f"{name}: {text!r} holds a response tag ({', '.join(RESPONSE_TAGS)}): a "
+                    "response naming it would open or close its own answer or reasoning block, "
+                    "so it could never be judged right; leave the tags out"
+                )
+
+    def _names_read_whole(self) -> None:
+        """A name of a names answer that the judge reads as several ("AC/DC", "Tom and
+        Jerry": it splits a list at commas, semicolons, slashes, "and", "&") or as none ("A",
+        "the") could never be matched, in a list or alone; nor are aliases read for names."""
+        for name in self.answer:
+            parts = split_names(name)
+            if len(parts) > 1:
+                raise ValueError(
+                    f"answer: the name {name!r} reads as {len(parts)} names to the judge "
+                    f"({', '.join(map(repr, parts))}), which splits a list of names at commas, "
+                    "semicolons, slashes, newlines, 'and', 'as well as' and '&', so no response "
+                    "could name it; write it without them"
+                )
+            if not phrase_of(name):
+                raise ValueError(
+                    f"answer: the name {name!r} reads as no word once case, punctuation and "
+                    "the articles a, an, the are dropped, so no response could name it"
+                )
+        if self.aliases:
+            raise ValueError(
+                "aliases: a names answer is judged name by name against its list, and aliases "
+                "are not read for it; give each name as the story writes it"
+            )
+
+    def _no_alias_is_a_wrong_candidate(self) -> None:
+        """An alias that reads as another candidate would credit that wrong answer."""
+        gold = phrase_of(str(self.answer))
+        wrong = {phrase_of(c): c for c in self.candidates if phrase_of(c) != gold}
+        for alias in self.aliases:
+            candidate = wrong.get(phrase_of(alias))
+            if candidate is not None:
+                raise ValueError(
+                    f"aliases: {alias!r} reads as the candidate {candidate!r}, a wrong answer: "
+                    "a response naming that candidate would be scored correct; drop the alias"
+                )
+
     def _distinct_as_read(self) -> None:
         """Choice candidates that read as one answer ("Box" and "box", "the box" and "box",
         "blue_box" and "blue box"): no response could name the gold alone, and the judge would
-        credit whichever comes first."""
+        credit whichever comes first. Numbers are read by value: "-1" and "1" are two answers."""
         seen: dict[tuple[str, ...], str] = {}
         for candidate in self.candidates:
             first = seen.setdefault(phrase_of(candidate), candidate)
+            if first != candidate and _other_numbers(first, candidate):
+                continue
             if first != candidate:
                 raise ValueError(
                     f"candidates: {first!r} and {candidate!r} read as the same answer (case, "
@@ -165,7 +235,11 @@ class ToMItem(BaseModel):
         """Whether every candidate (``phrases``: their ``phrase_of``) reads as the gold answer
         or one of its aliases."""
         golds = {phrase_of(g) for g in (str(self.answer), *self.aliases)}
-        return all(p in golds for p in phrases)
+        if not all(p in golds for p in phrases):
+            return False
+        # "1" beside the gold "-1": one phrase, but the judge tells the numbers apart
+        values = {number_value(g) for g in (str(self.answer), *self.aliases)}
+        return all(number_value(c) in values for c in self.candidates)
 
     def digest(self) -> str:
         """16 hex digits that change when anything the item is asked or judged by does: id,
@@ -309,7 +383,7 @@ def gold_as_its_candidate(fields: dict[str, Any]) -> None:
         fields["answer"] = same[0] if len(same) == 1 else ("yes" if answer else "no")
     elif isinstance(answer, str) and candidates and answer not in candidates:
         same = [c for c in candidates if phrase_of(c) == phrase_of(answer)]
-        if len(same) == 1:
+        if len(same) == 1 and not _other_numbers(answer, same[0]):  # "-1" is not "1"
             fields["answer"] = same[0]
 
 

@@ -162,6 +162,11 @@ def register_tom_env(
         validated = validate_items(items, where=env_id)
         if not validated:
             raise ValueError(f"{env_id}: no items given")
+        from tomgym.judgeable import judging_problems, refusal
+
+        unjudgeable = judging_problems(validated)
+        if unjudgeable:
+            raise ValueError(refusal(env_id, unjudgeable, len(validated)))
         source = ListSource(tuple(validated))
         if size is not None and size != len(validated):
             raise ValueError(
@@ -251,6 +256,14 @@ def register_tom_env(
         )
         raise ValueError(f"{env_id}: bad registration argument(s): {problems}") from None
     _check_kwargs(env_id, entry, spec.kwargs, source)
+    if env_id in BUILTIN_IDS and not entry.startswith("tomgym.envs."):
+        warnings.warn(
+            f"{env_id}: overwrite=True replaces tomgym's own env of this ID, in this process: "
+            "its results and exports are no longer the benchmark's; register yours under "
+            "another ID to compare with it",
+            UserWarning,
+            stacklevel=2,
+        )
     # Everything is checked: from here on nothing can fail half-way.
     _changed()
     _SPECS[env_id] = spec
@@ -324,16 +337,20 @@ def _as_compared(text: str) -> str:
 
 def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
     """What a list of items repeats that a user would want to know: one question about one
-    story with two different golds (one of them can never be answered right), and a test or
+    story with two different golds (one of them can never be answered right), or with the
+    same gold in one split (a row given twice, which weighs twice), and a test or
     val question that the train split asks too (held-out items seen in training)."""
     golds: dict[tuple[str, str], ToMItem] = {}
     splits: dict[tuple[str, str], dict[str, ToMItem]] = {}
     contradicted: list[tuple[ToMItem, ToMItem]] = []
+    repeated: list[tuple[ToMItem, ToMItem]] = []
     for item in items:
         key = (_as_compared(item.story), _as_compared(item.question))
         first = golds.setdefault(key, item)
         if first is not item and first.answer != item.answer:
             contradicted.append((first, item))
+        elif first is not item and first.split == item.split:
+            repeated.append((first, item))
         splits.setdefault(key, {}).setdefault(item.split, item)
     leaked = [
         (by_split["train"], by_split[held])
@@ -348,6 +365,13 @@ def _repeated_questions(items: Sequence[ToMItem]) -> list[str]:
             f"{len(contradicted)} question(s) about the same story are asked again with another "
             f"gold (item {a.id!r}: {a.answer!r}, item {b.id!r}: {b.answer!r}): no answer is "
             "right for both"
+        )
+    if repeated:
+        a, b = repeated[0]
+        problems.append(
+            f"{len(repeated)} question(s) about the same story are asked again with the same "
+            f"gold (item {b.id!r} repeats item {a.id!r}): each weighs twice, in training and "
+            "in every score"
         )
     if leaked:
         a, b = leaked[0]

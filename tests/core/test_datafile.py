@@ -339,6 +339,17 @@ def test_a_csv_names_row_splits_its_answer_as_the_judge_reads_a_list(tmp_path: P
     from tomgym.rewards import score_response
 
     assert score_response("<think>x</think><answer>Ann and Bob</answer>", items[1]).correct
+    # Registration red team: a cell written as a list was split further, name by name, so
+    # '["AC/DC", "Queen"]' became three names; it is read whole, and such a name refused.
+    listed = tmp_path / "listed.csv"
+    listed.write_text('story,question,answer,kind\ns,Who?,"[""Ann Lee"", ""Bob""]",names\n')
+    assert load_file_items(listed, "N-v0", column_mapping(answer_type="kind"))[0].answer == [
+        "Ann Lee",
+        "Bob",
+    ]
+    listed.write_text('story,question,answer,kind\ns,Who?,"[""AC/DC"", ""Queen""]",names\n')
+    with pytest.raises(DataFileError, match=r"the name 'AC/DC' reads as 2 names"):
+        load_file_items(listed, "N-v0", column_mapping(answer_type="kind"))
 
 
 def test_candidates_kept_whole_by_another_separator_get_a_hint(tmp_path: Path) -> None:

@@ -97,8 +97,10 @@ def test_free_text_without_candidates_or_with_others_is_fine() -> None:
     assert validate_item({**GOOD, "answer_type": "text", "candidates": []}).candidates == ()
     assert validate_item({**GOOD, "answer_type": "text"}).candidates == ("x", "y")
     aliased = {**GOOD, "answer_type": "text", "candidates": ["x", "ex"], "aliases": ["ex"]}
-    with pytest.raises(ItemError, match="holds only the gold"):
-        validate_item(aliased)  # both candidates read as the gold
+    # Registration red team: this said "holds only the gold", pointing at the candidates;
+    # the alias is what makes the other candidate a second gold.
+    with pytest.raises(ItemError, match="'ex' reads as the candidate 'ex', a wrong answer"):
+        validate_item(aliased)
 
 
 def test_none_for_an_optional_field_means_absent_as_a_files_null_does() -> None:
@@ -167,3 +169,37 @@ def test_a_data_file_cells_form_in_a_python_record_is_named_plainly(
     hold them) got pydantic's "answer.str", "answer.list[str]" and "a valid tuple"."""
     with pytest.raises(ItemError, match=re.escape(said)):
         validate_item({**GOOD, **change})
+
+
+@pytest.mark.parametrize(
+    ("fields", "refusal"),
+    [({"answer": ["AC/DC", "Queen"], "answer_type": "names"},
+      "the name 'AC/DC' reads as 2 names to the judge ('AC', 'DC')"),
+     ({"answer": ["Tom and Jerry"], "answer_type": "names"}, "reads as 2 names"),
+     ({"answer": ["Ann", "the"], "answer_type": "names"}, "the name 'the' reads as no word"),
+     ({"answer": ["Ann"], "answer_type": "names", "aliases": ["Annie"]},
+      "aliases are not read for it"),
+     ({"answer": "box </answer>", "answer_type": "text", "candidates": []},
+      "holds a response tag"),
+     ({"answer": "box", "candidates": ["box", "<think>bag"]}, "'<think>bag' holds a response tag"),
+     ({"answer": "box", "aliases": ["basket"], "candidates": ["box", "basket", "bag"]},
+      "'basket' reads as the candidate 'basket', a wrong answer")],
+)  # fmt: skip
+def test_golds_the_judge_could_never_credit_are_refused(
+    fields: dict[str, object], refusal: str
+) -> None:
+    """Registration red team: these were accepted ("10 valid items"), and then no response
+    could be judged right (a name the judge splits, a tag) or a wrong one was (an alias that
+    is another candidate); the oracle copying the gold scored 0.9 on such a file."""
+    with pytest.raises(ItemError, match=re.escape(refusal)):
+        validate_item({**GOOD, **fields})
+
+
+def test_numbers_of_one_phrase_are_different_answers() -> None:
+    """ "-1" and "1" read as one phrase, but the judge tells them apart by value: they were
+    refused as 'the same answer', and a text gold "-1" beside "1" as 'only the gold'."""
+    assert validate_item({**GOOD, "answer": "-1", "candidates": ["-1", "1"]}).answer == "-1"
+    text = validate_item({**GOOD, "answer": "-1", "answer_type": "text", "candidates": ["1"]})
+    assert text.candidates == ("1",)
+    with pytest.raises(ItemError, match="read as the same answer"):
+        validate_item({**GOOD, "answer": "1", "candidates": ["1", "+1"]})

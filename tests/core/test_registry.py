@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium as gym
 import pytest
 
@@ -98,6 +100,22 @@ def test_registration_errors(custom_id: str) -> None:
     # a built-in ID: not an invitation to overwrite the benchmark (plugin audit)
     with pytest.raises(ValueError, match="ToM-HiToM-O4-v0 is one of tomgym's own env IDs"):
         tomgym.register_tom_env("ToM-HiToM-O4-v0", items=ITEMS)
+
+
+def test_overwriting_a_built_in_from_a_script_warns() -> None:
+    """Registration red team: overwrite=True replaced the held-out ToM-HiToM-O4-v0 with one
+    custom item (family custom, held_out False) without a word; the built-in registrations
+    themselves (run again by a family's register_envs) stay quiet."""
+    from tomgym.envs import hitom
+
+    try:
+        with pytest.warns(UserWarning, match="ToM-HiToM-O4-v0: overwrite=True replaces tomgym"):
+            tomgym.register_tom_env("ToM-HiToM-O4-v0", items=ITEMS, overwrite=True)
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            hitom.register_envs()
+    assert tomgym.get_spec("ToM-HiToM-O4-v0").held_out
 
 
 @pytest.mark.parametrize(
@@ -309,7 +327,6 @@ def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> N
     """Red team: a data file asking one question about one story twice with two golds (one
     can never be answered right), or a train row repeated in the test split, was accepted
     without a word."""
-    import warnings
 
     import pytest
 
@@ -342,10 +359,11 @@ def test_items_that_contradict_or_leak_across_splits_warn_at_registration() -> N
             "1 question(s) of a held-out split are asked in the train split too (item 'b' "
             "of test is item 'a' of train)" in said
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
+        # both in train: no leak, but a row given twice, which weighs twice
+        with pytest.warns(UserWarning, match="item 'b' repeats item 'a'") as caught:
             tomgym.register_tom_env(env_id, items=[items[0], {**items[1], "split": "train"}],
                                     overwrite=True)  # fmt: skip
+        assert len(caught) == 1, [str(w.message) for w in caught]
     finally:
         tomgym.unregister_tom_env(env_id)
 
@@ -406,3 +424,16 @@ def test_list_envs_reads_a_family_in_any_case_and_refuses_an_unknown_one() -> No
         tomgym.list_envs(family="hitomm")
     with pytest.raises(TypeError, match="family must be a string"):
         tomgym.list_envs(family=3)  # type: ignore[arg-type]
+
+
+def test_a_row_given_twice_is_warned_of_at_registration() -> None:
+    """Registration red team: a data file holding one row twice (under two ids) registered
+    and exported without a word; the export of one env does not compare rows (it would keep
+    every row's key), so registration says it."""
+    row = {"story": "Ann put the ball in the box.", "question": "Where is the ball?",
+           "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+    try:
+        with pytest.warns(UserWarning, match="item 'b' repeats item 'a'.*weighs twice"):
+            tomgym.register_tom_env("Test-Twice-v0", items=[{"id": "a", **row}, {"id": "b", **row}])
+    finally:
+        tomgym.unregister_tom_env("Test-Twice-v0")

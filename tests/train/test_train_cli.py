@@ -113,7 +113,7 @@ def test_export_to_standard_output_and_to_an_unwritable_place(
     monkeypatch.setattr(Path, "open", _refusing_open)
     assert run([*argv[:-1], str(blocked / "d.jsonl")]) == 2
     err = capsys.readouterr().err
-    assert f"cannot write '{blocked / 'd.jsonl'}' (Permission denied)" in err
+    assert f"cannot write --out {blocked / 'd.jsonl'}: Permission denied" in err
     assert ".partial" not in err
     assert list(blocked.iterdir()) == []
 

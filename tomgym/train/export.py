@@ -321,6 +321,10 @@ def env_rows(
         }
 
 
+def _pair(first: str, then: str) -> str:
+    return f"within {first}" if first == then else f"{first} and {then}"
+
+
 class RepeatedPrompts:
     """Counts, as rows pass, prompts written before: with the same gold (a duplicate row,
     which weighs twice in training) or with another gold (one prompt rewarded for two
@@ -357,7 +361,7 @@ class RepeatedPrompts:
             pairs = sorted(self.duplicates)
             said.append(
                 f"{self.duplicates.total()} rows repeat a prompt written before with the same gold "
-                f"({', '.join(f'{a} and {b}' for a, b in pairs[:3])}): those items weigh twice "
+                f"({', '.join(_pair(a, b) for a, b in pairs[:3])}): those items weigh twice "
                 "in training"
             )
         return said
@@ -519,7 +523,9 @@ def export_dataset(
     plain: Iterable[dict[str, Any]] = (
         row for env_id in env_ids for row in env_rows(env_id, split, n, **env_kwargs)
     )
-    if len(env_ids) > 1:  # one env serves each prompt once; kept per row, so only when needed
+    # One env serves each prompt once (a data file's row given twice is warned of when it is
+    # registered); several may share rows. Kept per row, so only when needed.
+    if len(env_ids) > 1:
         plain = repeated.passing(plain)
     rows = (to_format(row, fmt) for row in plain)
     if str(out) == STDOUT:
@@ -546,7 +552,7 @@ def export_dataset(
             os.replace(target, path)
     except OSError as exc:  # named as the user gave it, not as the hidden partial file
         reason = exc.strerror or str(exc)
-        raise ExportError(f"cannot write {str(out)!r} ({reason}) in {str(path.parent)!r}") from exc
+        raise ExportError(f"cannot write --out {out}: {reason}") from exc
     finally:
         if not direct:
             target.unlink(missing_ok=True)
