@@ -84,6 +84,13 @@ class ToMItem(BaseModel):
             raise ValueError("order must be a whole number or None, not a bool")
         return value
 
+    @field_validator("id")
+    @classmethod
+    def _id_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is blank: an id of spaces only names no item")
+        return value
+
     @field_validator("story", "question")
     @classmethod
     def _text_not_blank(cls, value: str) -> str:

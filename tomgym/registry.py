@@ -34,7 +34,11 @@ class ToMEnvSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     id: str
-    family: str = Field(description="Dataset family (hitom, tomi, exploretom, ..., or custom).")
+    family: str = Field(
+        min_length=1,
+        pattern=r"\S",
+        description="Dataset family (hitom, tomi, exploretom, ..., or custom).",
+    )
     orders: tuple[int, ...] | None = Field(
         default=None, description="ToM orders the env asks (None: not applicable or mixed/unknown)."
     )
@@ -49,7 +53,10 @@ class ToMEnvSpec(BaseModel):
     usage: Usage = "train"
     size: int | None = Field(default=None, description="Number of items; None when procedural.")
     procedural: bool = False
-    answer_type: str = "choice"
+    answer_type: Literal["choice", "text", "yes_no", "names", "mixed"] = Field(
+        default="choice",
+        description="How the env's answers are judged (tomgym.items.AnswerType), or 'mixed'.",
+    )
     description: str = ""
     entry_point: str = ITEMS_ENTRY_POINT
     kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -194,9 +201,14 @@ def register_tom_env(
                 "per-order figures read the items), and orders= may be left out"
             )
         orders = found or None
-        if answer_type is None:
-            kinds = {it.answer_type for it in validated}
-            answer_type = kinds.pop() if len(kinds) == 1 else "mixed"
+        kinds = {it.answer_type for it in validated}
+        found_type = kinds.pop() if len(kinds) == 1 else "mixed"
+        if answer_type is not None and answer_type != found_type:
+            raise ValueError(
+                f"{env_id}: answer_type={answer_type!r} but the items are judged as "
+                f"{found_type!r}: set each item's answer_type (answer_type= may be left out)"
+            )
+        answer_type = found_type
         entry = ITEMS_ENTRY_POINT
     elif generator is not None:
         if not callable(generator):
@@ -244,7 +256,7 @@ def register_tom_env(
             usage=usage,
             size=size,
             procedural=is_procedural,
-            answer_type=answer_type or "choice",
+            answer_type=answer_type or "choice",  # type: ignore[arg-type]  # checked by pydantic
             description=description,
             entry_point=entry,
             kwargs=dict(kwargs or {}),

@@ -437,3 +437,23 @@ def test_a_row_given_twice_is_warned_of_at_registration() -> None:
             tomgym.register_tom_env("Test-Twice-v0", items=[{"id": "a", **row}, {"id": "b", **row}])
     finally:
         tomgym.unregister_tom_env("Test-Twice-v0")
+
+
+def test_registration_metadata_is_checked() -> None:
+    """Registration red team: answer_type="bogus" (or "names" over choice items), an empty
+    family and an id of spaces were stored as given."""
+    item = {"id": "a", "story": "s", "question": "Where?", "answer": "box",
+            "candidates": ["box", "bag"]}  # fmt: skip
+    with pytest.raises(
+        ValueError, match="answer_type='names' but the items are judged as 'choice'"
+    ):
+        tomgym.register_tom_env("Test-Meta-v0", items=[item], answer_type="names")
+    with pytest.raises(ValueError, match="family=''"):
+        tomgym.register_tom_env("Test-Meta-v0", items=[item], family="")
+    with pytest.raises(ValueError, match="answer_type='bogus'"):
+        tomgym.register_tom_env(
+            "Test-Meta-v0", entry_point="tomgym.env:ToMEnv", answer_type="bogus"
+        )
+    with pytest.raises(ValueError, match="an id of spaces only names no item"):
+        tomgym.register_tom_env("Test-Meta-v0", items=[{**item, "id": "  "}])
+    assert "Test-Meta-v0" not in {spec.id for spec in tomgym.list_envs()}
