@@ -264,7 +264,10 @@ def split_of(label: str, source: ItemSource, split: Any) -> ItemSource:
     env: a generated env takes no split, items without splits take only ``all``, and a split
     none of the items has is refused, never replaced by the whole list."""
     if not isinstance(source, ListSource):
-        raise TypeError(f"{label}: a generated env takes no split argument")
+        raise EnvArgumentError(
+            f"{label}: a generated env takes no split argument (its generator makes item i for "
+            f"every index i; register one generator env per split), not split={split!r}"
+        )
     split = check_choice(label, "split", split, SPLITS)
     if split == "all":
         return source

@@ -88,9 +88,21 @@ class ValidatedGenerator:
 
     env_id: str
     generator: Callable[[int], ToMItem | Mapping[str, Any]]
+    max_prompt_chars: int | None = None
+    """The bound given at registration: an item over it is named with the argument to raise
+    (the env's spaces are sized from it, and the prompt would not fit)."""
 
     def __call__(self, index: int) -> ToMItem:
-        return validate_item(self.generator(index), where=f"{self.env_id} item {index}")
+        where = f"{self.env_id} item {index}"
+        item = validate_item(self.generator(index), where=where)
+        size = len(item.story) + len(item.question)
+        if self.max_prompt_chars is not None and size > self.max_prompt_chars:
+            raise ValueError(
+                f"{where}: its story and question take {size} characters, over "
+                f"max_prompt_chars={self.max_prompt_chars} given to register_tom_env; register "
+                "it again with a bound every item's story and question fit in"
+            )
+        return item
 
 
 def register_tom_env(
@@ -232,7 +244,9 @@ def register_tom_env(
                 f"{env_id}: a generator env is procedural (item i for every index i): size= "
                 "and procedural=False are for entry_point= envs; for a fixed set, give items="
             )
-        source = GeneratedSource(ValidatedGenerator(env_id, generator), max_prompt_chars)
+        source = GeneratedSource(
+            ValidatedGenerator(env_id, generator, max_prompt_chars), max_prompt_chars
+        )
         is_procedural = True
         size = None
         entry = ITEMS_ENTRY_POINT

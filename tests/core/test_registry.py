@@ -457,3 +457,28 @@ def test_registration_metadata_is_checked() -> None:
     with pytest.raises(ValueError, match="an id of spaces only names no item"):
         tomgym.register_tom_env("Test-Meta-v0", items=[{**item, "id": "  "}])
     assert "Test-Meta-v0" not in {spec.id for spec in tomgym.list_envs()}
+
+
+def test_a_generator_over_its_bound_or_asked_for_a_split_is_told_plainly() -> None:
+    """Registration red team: a generator item longer than max_prompt_chars failed at reset
+    with "the source's max_prompt_chars is wrong", naming no argument, and split= gave
+    Gymnasium's "was raised from the environment creator ... with kwargs ({'tom_id': ...})"."""
+
+    def make(index: int) -> dict[str, object]:
+        story = "Ann put the ball in the box. Ann left."
+        return {"id": f"g{index}", "story": story, "question": "Where is the ball?",
+                "answer": "box", "candidates": ["box", "bag"]}  # fmt: skip
+
+    tomgym.register_tom_env("Test-GenSmall-v0", generator=make, max_prompt_chars=10)
+    try:
+        env = gym.make("Test-GenSmall-v0")
+        with pytest.raises(ValueError, match=r"item 0: its story and question take 56 characters"):
+            env.reset(options={"index": 0})
+        with pytest.raises(ValueError, match="max_prompt_chars=10 given to register_tom_env"):
+            env.reset(options={"index": 1})
+        with pytest.raises(tomgym.EnvArgumentError) as refused:
+            gym.make("Test-GenSmall-v0", split="test")
+        assert "takes no split argument" in str(refused.value)
+        assert "environment creator" not in str(refused.value)
+    finally:
+        tomgym.unregister_tom_env("Test-GenSmall-v0")
