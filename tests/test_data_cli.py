@@ -109,6 +109,15 @@ def test_register_reports_bad_rows(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text("story,question,answer\nonce,,box\n", encoding="utf-8")
     assert cli_main(["register", str(path), "--id", "Bad-ToM-v0"]) == 2
     assert "line 2: field 'question'" in capsys.readouterr().err
+    # registration red team: a malformed ID was reported after the rows' problems, and
+    # --sep '' once per row
+    assert cli_main(["register", str(path), "--id", "bad id"]) == 2
+    err = capsys.readouterr().err
+    assert "'bad id' is not a valid Gymnasium env ID" in err and "line 2" not in err
+    path.write_text("story,question,answer\ns,q1,box\ns,q2,box\n", encoding="utf-8")
+    assert cli_main(["register", str(path), "--id", "Bad-ToM-v0", "--sep", ""]) == 2
+    err = capsys.readouterr().err
+    assert err.count("candidates_sep (--sep) must be the text") == 1 and "line" not in err
 
 
 def test_register_reads_an_excel_csv_and_names_the_files_columns(

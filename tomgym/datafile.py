@@ -484,6 +484,11 @@ def items_from_rows(
     unknown = sorted(set(mapping) - set(FIELDS))
     if unknown:
         raise ValueError(f"unknown item field(s) {unknown}; known: {', '.join(FIELDS)}")
+    if not isinstance(candidates_sep, str) or not candidates_sep:  # not once a row
+        raise ValueError(
+            f"candidates_sep (--sep) must be the text that separates list cells, got "
+            f"{candidates_sep!r}"
+        )
     missing = [f for f in REQUIRED if f not in mapping]
     if missing:
         raise ValueError(f"the mapping needs a column for {', '.join(missing)}")
