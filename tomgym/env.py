@@ -197,6 +197,22 @@ TRACE_REWARD_FAMILIES = ("hitom", "tomi")
 """Families whose reasoning the simulator can check (the trace reward part)."""
 
 
+def _first_unparsed_story(source: ItemSource, family: str) -> str | None:
+    """The id of the first item of a fixed source whose story the simulator cannot read in
+    ``family``'s sentence forms (a user's items registered under a simulated family), or
+    None; generated sources, which write those forms, are not read."""
+    if not isinstance(source, ListSource) or not source.items:
+        return None
+    from tomgym.world.parse import UnknownSentenceError, parse_story
+
+    item = source.items[0]
+    try:
+        parse_story(item.story)
+    except (UnknownSentenceError, ValueError):
+        return repr(item.id)
+    return None
+
+
 class HeldOutRedefinedWarning(UserWarning):
     """A held-out ID made with arguments that make it serve other items than its own."""
 
@@ -439,6 +455,16 @@ class ToMEnv(gym.Env[str, str]):
                 UserWarning,
                 stacklevel=3,
             )
+        elif self.reward_spec.trace_weight > 0:
+            unparsed = _first_unparsed_story(self.source, family)
+            if unparsed is not None:
+                warnings.warn(
+                    f"{self.label}: trace_weight needs stories in {family}'s sentence forms, "
+                    f"which the simulator reads; item {unparsed} is not (a family named for "
+                    "its dataset, not its format?): such items get a trace part of 0",
+                    UserWarning,
+                    stacklevel=3,
+                )
         if self.reward_spec.untagged_answers and self.prefill:
             warnings.warn(
                 f"{self.label}: untagged answers are read outside the think part, and with "

@@ -81,6 +81,16 @@ def test_a_trace_weight_where_no_trace_is_checked_is_said() -> None:
             tomgym.make("ToM-HiToM-O1-v0", reward={"trace_weight": 0.5})
     finally:
         tomgym.registry.unregister_tom_env("NoTrace-v0")
+    # registration red team: prose items registered as family "hitom" got 0 in silence
+    story = "Ann hid the ball in a box while Bob slept."
+    prose = ToMItem(id="p1", story=story, question="Where is the ball?", answer="box",
+                    candidates=("box", "bag"))  # fmt: skip
+    tomgym.register_tom_env("ProseTrace-v0", items=[prose], family="hitom")
+    try:
+        with pytest.warns(UserWarning, match="item 'p1' is not .* a trace part of 0"):
+            tomgym.make("ProseTrace-v0", reward={"trace_weight": 0.5})
+    finally:
+        tomgym.registry.unregister_tom_env("ProseTrace-v0")
 
 
 def test_a_free_text_answer_naming_two_of_the_storys_places_is_not_credited() -> None:
