@@ -190,6 +190,10 @@ class OpenAIAgent:
     """Requests failed in a row, every one for a reason of the run's (see RUN_LEVEL_STATUS)."""
     _refused_alike: tuple[str, int] = field(default=("", 0), repr=False)
     """The refusal (HTTP 4xx) that whole batches got in a row, and how many requests got it."""
+    answered_before: bool = field(default=False, repr=False)
+    """Whether requests like this agent's got answers: in this process, or (set by the
+    evaluation) in the run it resumes. Refusals alike are then the items' own, not the
+    request's, and never stop the run: a rerun retries only the items refused before."""
 
     @property
     def url(self) -> str:
@@ -210,6 +214,7 @@ class OpenAIAgent:
         responses = self.answer_all(episodes)
         if not all(r.failed for r in responses):
             self._refused_in_a_row = 0
+            self.answered_before = True
             return responses
         if self._replies == replies:
             raise ServerUnreachableError(
@@ -245,6 +250,9 @@ class OpenAIAgent:
         :class:`ServerRefusingError` once ALIKE_REFUSALS requests in a row have."""
         errors = {r.error for r in responses}
         status = responses[0].extra.get("status")
+        if self.answered_before:  # the same request was answered: these items are refused
+            self._refused_alike = ("", 0)
+            return
         if not all(r.failed for r in responses) or len(errors) != 1 or status is None:
             self._refused_alike = ("", 0)
             return

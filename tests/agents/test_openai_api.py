@@ -680,6 +680,37 @@ def test_one_refusal_every_request_gets_stops_the_run(server: tuple[str, Script]
         make_agent(f"openai:m@{base}", max_tokens_field="tokens")
 
 
+def test_refusals_alike_after_answers_are_the_items_own(
+    server: tuple[str, Script], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generalisation red team: items a server refused for their own reasons (a 400 on about
+    a quarter of the prompts) failed, and every rerun, retrying only those, stopped with 'the
+    request, not the items, is what it refuses': the run could never finish. Refusals alike
+    stop a run only while the request has never been answered, in this process or in the
+    run resumed (which the evaluation tells the agent)."""
+    from tomgym.agents.openai_api import ALIKE_REFUSALS, OpenAIAgent
+    from tomgym.eval import evaluate
+
+    base, script = server
+    agent = make_agent(f"openai:m@{base}", **FAST)
+    agent.act([episode("ok")])
+    batch = [episode("unsupported") for _ in range(2)]
+    for _ in range(ALIKE_REFUSALS):
+        assert all(r.failed for r in agent.act(batch))
+    told: list[bool] = []
+    real_act = OpenAIAgent.act
+
+    def act(self: OpenAIAgent, episodes: Any) -> Any:
+        told.append(self.answered_before)
+        return real_act(self, episodes)
+
+    monkeypatch.setattr(OpenAIAgent, "act", act)
+    spec, out = f"openai:m@{base}", tmp_path / "run"
+    evaluate(spec, envs=["ToM-HiToM-O1-v0"], n=1, out=out, agent_options=FAST, quiet=True)
+    evaluate(spec, envs=["ToM-HiToM-O1-v0"], n=2, out=out, agent_options=FAST, quiet=True)
+    assert told == [False, True]  # the rerun knows the run holds answers
+
+
 def test_rate_limits_through_every_retry_say_so(server: tuple[str, Script]) -> None:
     from tomgym.agents.openai_api import ServerRefusingError
 

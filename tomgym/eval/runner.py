@@ -307,6 +307,12 @@ def evaluate(
             options = pinned_for_workers(directory, agent, options, old)
         if any(pending.values()) and built is None and not distributed:
             built = make_agent(agent, **options) if isinstance(agent, str) else None
+        if built is not None and hasattr(built, "answered_before"):
+            # a served model the run got answers from: its items refused alike before are
+            # retried, not taken for a request the server never takes (see OpenAIAgent)
+            built.answered_before = any(
+                not record.failed and not record.error for record in best.values()
+            )
         if built is not None:
             described = built.describe()
             check_same_model(directory, old, described, bool(best))
