@@ -689,6 +689,7 @@ def test_refusals_alike_after_answers_are_the_items_own(
     stop a run only while the request has never been answered, in this process or in the
     run resumed (which the evaluation tells the agent)."""
     from tomgym.agents.openai_api import ALIKE_REFUSALS, OpenAIAgent
+
     from tomgym.eval import evaluate
 
     base, script = server
