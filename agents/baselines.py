@@ -17,6 +17,7 @@ from tomgym.agents.base import Episode, Response
 from tomgym.agents.chat import tagged
 
 from tomgym.answers import words
+from tomgym.eval.store import FALLBACK_SOURCE
 from tomgym.items import ToMItem
 from tomgym.world.parse import (
     UnknownSentenceError,
@@ -106,7 +107,7 @@ def location_guess(episode: Episode, *, last: bool) -> tuple[str, str]:
     named = object_locations(episode)
     if named:
         return (named[-1] if last else named[0]), "text"
-    return fallback_answer(episode), "fallback"
+    return fallback_answer(episode), FALLBACK_SOURCE
 
 
 def fallback_answer(episode: Episode) -> str:
@@ -143,7 +144,7 @@ Guess = Callable[[Episode], tuple[str, str]]
 def guess_first(episode: Episode) -> tuple[str, str]:
     """Probes position bias: the first candidate the story names."""
     named = mentions(episode.story, episode.candidates)
-    return (named[0], "text") if named else (fallback_answer(episode), "fallback")
+    return (named[0], "text") if named else (fallback_answer(episode), FALLBACK_SOURCE)
 
 
 def guess_reality(episode: Episode) -> tuple[str, str]:
@@ -261,7 +262,7 @@ class FittedGuess:
         try:
             key = self.fit(episode.env_id, episode.source_kwargs)
         except (KeyError, ValueError, TypeError, OSError):
-            return fallback_answer(episode), "fallback"
+            return fallback_answer(episode), FALLBACK_SOURCE
         if key in self.folds:
             own = fold_of(episode.item_id)
             counter = sum((c for f, c in enumerate(self.folds[key]) if f != own), Counter())
@@ -269,7 +270,7 @@ class FittedGuess:
         else:
             counter, why = self.counts[key], "train"
         answer = self.choose(episode, counter)
-        return (answer, why) if answer is not None else (fallback_answer(episode), "fallback")
+        return (answer, why) if answer is not None else (fallback_answer(episode), FALLBACK_SOURCE)
 
 
 @dataclass
@@ -359,9 +360,10 @@ class BaselineAgent:
         for episode in episodes:
             answer, how = self.guess(episode)
             text = tagged(f"Baseline {self.spec}: {how}.", answer, episode.prefill)
-            responses.append(
-                Response(text=text, prompt_tokens=0, completion_tokens=0, extra={"how": how})
-            )
+            # "source": where the answer came from, kept in the run's records (the fallback
+            # of a rule that did not apply is counted apart from the rule's own answers)
+            extra = {"how": how, "source": how}
+            responses.append(Response(text=text, prompt_tokens=0, completion_tokens=0, extra=extra))
         return responses
 
     def describe(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -58,6 +58,9 @@ class AuditRow:
     """Distinct stories among the test items: the items of one story are not independent, so
     a split of a few stories (ExploreToM's test split: 300 questions, 14 stories) moves a
     baseline by tens of points from one split to another."""
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    """Test items on which a baseline's rule did not apply and it gave its fallback answer
+    (the first candidate, or "yes"): its column there is that constant's accuracy."""
 
     @property
     def best_shortcut(self) -> tuple[str, float]:
@@ -183,7 +186,17 @@ def agent_accuracy(
     source_kwargs: dict[str, Any] | None = None,
 ) -> float:
     """Accuracy of the agent ``spec`` on the items (see :func:`agent_run`)."""
-    return agent_run(spec, items, env_id, family, source_kwargs)[0]
+    return agent_run(spec, items, env_id, family, source_kwargs).accuracy
+
+
+class AgentRun(NamedTuple):
+    """An agent's accuracy on audit items, and how many of its answers were not its own."""
+
+    accuracy: float
+    gold_copies: int
+    """Answers that copied the gold (the oracle's, on families it cannot simulate)."""
+    fallbacks: int
+    """A baseline's answers where its rule did not apply (see ``BaselineAgent``)."""
 
 
 def agent_run(
@@ -192,19 +205,20 @@ def agent_run(
     env_id: str,
     family: str,
     source_kwargs: dict[str, Any] | None = None,
-) -> tuple[float, int]:
+) -> AgentRun:
     """Accuracy of the agent ``spec`` on the items (scored by the env's verifier). A baseline
     that learns (``heuristic:majority``, ``heuristic:position``) fits itself as in ``tomgym
     eval`` (the env's train split, other folds without one), so that its column is eval's
     figure on the same items: fitted on the probe's training items, it moved with ``--n``
     (position on ToM-HiToM-O2-v0's first 60 test items: 26.7 there, 43.3 in eval).
-    Returns (accuracy, responses that copied the gold: the oracle's on families it cannot
-    simulate)."""
+    Returns the accuracy, the responses that copied the gold (the oracle's on families it
+    cannot simulate) and a baseline's fallback answers."""
     from tomgym.agents.base import make_agent
+    from tomgym.eval.store import FALLBACK_SOURCE
     from tomgym.rewards import score_response
 
     if not items:
-        return 0.0, 0
+        return AgentRun(0.0, 0, 0)
     agent = make_agent(spec)
     episodes = [episode_for(it, env_id, family, agent.privileged, source_kwargs) for it in items]
     responses = agent.act(episodes)
@@ -212,7 +226,11 @@ def agent_run(
         score_response(r.text, it, "accuracy").correct
         for r, it in zip(responses, items, strict=True)
     )
-    return right / len(items), sum(r.extra.get("source") == "gold" for r in responses)
+    return AgentRun(
+        right / len(items),
+        sum(r.extra.get("source") == "gold" for r in responses),
+        sum(r.extra.get("source") == FALLBACK_SOURCE for r in responses),
+    )
 
 
 class NoAuditItemsError(ValueError):
@@ -240,7 +258,7 @@ def audit_env(
             f"{'training' if not test else 'test'} half (stories are split by a hash of their "
             "text, so that no story is on both sides); give its items a split column"
         )
-    oracle, copied = agent_run("oracle", test, env_id, family, kwargs)
+    oracle, copied, _ = agent_run("oracle", test, env_id, family, kwargs)
     row = AuditRow(
         env_id=env_id,
         family=family,
@@ -254,7 +272,10 @@ def audit_env(
         free_text_items=sum(it.chance is None for it in test),
     )
     for spec in baselines:
-        row.baselines[spec] = agent_accuracy(spec, test, env_id, family, kwargs)
+        run = agent_run(spec, test, env_id, family, kwargs)
+        row.baselines[spec] = run.accuracy
+        if run.fallbacks:
+            row.fallbacks[spec] = run.fallbacks
     row.probe, row.probe_note = probe_accuracy(train, test)
     return row
 
@@ -506,6 +527,12 @@ def audit_notes(rows: Sequence[AuditRow]) -> list[str]:
             )
         if r.probe is None and r.probe_note:
             notes.append(f"probe on {r.env_id}: {r.probe_note}")
+        for spec, count in r.fallbacks.items():
+            notes.append(
+                f"{spec.removeprefix('heuristic:')} on {r.env_id}: its rule does not apply to "
+                f"{count} of {r.n_test} items, where it gives a fixed answer (the first "
+                "candidate, or yes); its column there measures that answer, not its shortcut"
+            )
     return notes
 
 

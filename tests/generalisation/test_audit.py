@@ -264,3 +264,26 @@ def test_an_env_with_val_and_test_splits_but_no_train_trains_the_probe_on_val() 
     assert what == "test"
     assert {i.split for i in train} == {"val"} and {i.split for i in test} == {"test"}
     assert len(train) == len(test) == 20
+
+
+def test_a_baseline_whose_rule_does_not_apply_is_said_to_fall_back(tmp_path: Path) -> None:
+    """Generalisation red team: heuristic:reality, initial and first answered 'yes' on every
+    OpenToM location question (no container to track) and the first candidate on most of
+    ExploreToM's, reported under the shortcut's name: four 'different' shortcuts at 35.0%.
+    The fallback answers are counted: in the records, eval's summary, the leaderboard and
+    the audit's notes."""
+    from tomgym.eval import evaluate
+    from tomgym.eval.leaderboard import collect, to_markdown
+    from tomgym.shortcuts import audit_env, audit_notes
+
+    summary = evaluate("heuristic:reality", envs=["ToM-OpenToM-CoarseLoc-v0", "ToM-HiToM-O2-v0"],
+                       n=6, out=tmp_path / "run", quiet=True)  # fmt: skip
+    assert summary.envs["ToM-OpenToM-CoarseLoc-v0"].fallback_answers == 6
+    assert summary.envs["ToM-HiToM-O2-v0"].fallback_answers == 0
+    board = to_markdown(collect([tmp_path / "run"]))
+    assert "its rule did not apply, so it gave a fixed answer" in board
+    assert "OpenToM-CoarseLoc (held out) 6/6" in board
+    row = audit_env("ToM-OpenToM-CoarseLoc-v0", n_train=20, n_test=10)
+    assert row.fallbacks["heuristic:reality"] == 10 and "heuristic:majority" not in row.fallbacks
+    assert any("reality on ToM-OpenToM-CoarseLoc-v0: its rule does not apply to 10 of 10" in note
+               for note in audit_notes([row]))  # fmt: skip

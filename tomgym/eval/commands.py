@@ -50,6 +50,13 @@ def _print_summary(summary: Summary) -> None:
         "len: mean response length in tokens (w: words, for agents that report none); reason: "
         "share of structured think parts (see the README)"
     )
+    fell_back = {e: env for e, env in summary.envs.items() if env.fallback_answers}
+    if fell_back:
+        said = ", ".join(f"{e} {env.fallback_answers}/{env.n}" for e, env in fell_back.items())
+        print(
+            f"the rule did not apply, so a fixed answer was given (the first candidate, or yes), "
+            f"on: {said}; there the accuracy is that answer's, not the shortcut's"
+        )
     cut = {e: env.truncated_share for e, env in summary.envs.items() if env.truncated_share}
     if cut:
         shares = ", ".join(f"{e} {100 * share:.0f}%" for e, share in cut.items())

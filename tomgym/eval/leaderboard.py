@@ -83,6 +83,11 @@ class LeaderboardRow(BaseModel):
         default=None, description="Accuracy pooled over every scored item (summary.json's)."
     )
     envs: dict[str, float | None] = Field(default_factory=dict, description="Accuracy per env.")
+    fallbacks: dict[str, tuple[int, int]] = Field(
+        default_factory=dict,
+        description="Per env, (items a baseline gave its fixed fallback answer on, scored "
+        "items), where it did on any: its accuracy there is that answer's, not its shortcut's.",
+    )
     in_distribution: float | None = None
     held_out: float | None = None
     held_out_gap: float | None = None
@@ -241,6 +246,11 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
         ci95=interval,
         item_accuracy=summary.accuracy,
         envs={env_id: e.accuracy for env_id, e in summary.envs.items()},
+        fallbacks={
+            env_id: (e.fallback_answers, e.n)
+            for env_id, e in summary.envs.items()
+            if e.fallback_answers
+        },
         in_distribution=summary.in_distribution_accuracy,
         held_out=summary.held_out_accuracy,
         held_out_gap=summary.held_out_gap,
@@ -676,6 +686,24 @@ def coverage_notes(board: Leaderboard) -> list[str]:
     return notes
 
 
+def fallback_notes(board: Leaderboard) -> list[str]:
+    """One line per baseline row that gave its fixed fallback answer on some env's items."""
+    labels = column_labels(board)
+    notes = []
+    for row in board.rows:
+        if row.fallbacks:
+            said = ", ".join(
+                f"{labels.get(env_id, env_id)} {count}/{n}"
+                for env_id, (count, n) in row.fallbacks.items()
+            )
+            notes.append(
+                f"{agent_label(row)}: its rule did not apply, so it gave a fixed answer (the "
+                f"first candidate, or yes), on {said}: there its acc is that answer's, not "
+                "its shortcut's."
+            )
+    return notes
+
+
 def extra_record_notes(board: Leaderboard) -> list[str]:
     """One line per row whose directory holds records its current plan does not count."""
     return [
@@ -844,6 +872,7 @@ def to_markdown(board: Leaderboard) -> str:
     if any(r.unanswered for r in board.rows):
         notes.append(UNANSWERED_NOTE)
     notes += coverage_notes(board)
+    notes += fallback_notes(board)
     notes += extra_record_notes(board)
     notes += mixed_notes(board)
     if any(r.privileged for r in board.rows):

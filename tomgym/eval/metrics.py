@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tomgym.answers import negates, parse_response, words, yes_no_said
-from tomgym.eval.store import ResultRecord
+from tomgym.eval.store import FALLBACK_SOURCE, ResultRecord
 
 Z95 = 1.959963984540054
 MAX_ERRORS_SHOWN = 5
@@ -104,6 +104,12 @@ class EnvSummary(BaseModel):
     )
     mean_reward: float | None = Field(description="None when no item was scored.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
+    fallback_answers: int = Field(
+        default=0,
+        description="Scored items on which a baseline's rule did not apply and it gave its "
+        "fixed fallback answer (the first candidate, or yes): its accuracy there measures "
+        "that answer, not its shortcut.",
+    )
     response_tokens_mean: float
     response_tokens_median: float
     response_tokens_source: str = Field(
@@ -521,6 +527,7 @@ def summarise_env(
         **_trace(records),
         mean_reward=sum(r.reward for r in records) / n if n else None,
         failed=failed,
+        fallback_answers=sum(r.answer_source == FALLBACK_SOURCE for r in records),
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,

@@ -18,6 +18,11 @@ METADATA_FILE = "metadata.json"
 SUMMARY_FILE = "summary.json"
 
 
+FALLBACK_SOURCE = "fallback"
+"""``answer_source`` of a baseline's answer where its rule did not apply (no container to
+track in an OpenToM attitude question): the first candidate, or "yes"."""
+
+
 class ResultRecord(BaseModel):
     """One scored item: what was asked, what came back, how the env's scorer judged it."""
 
@@ -85,7 +90,10 @@ class ResultRecord(BaseModel):
         "reality): what a complete trace states.",
     )
     answer_source: str | None = Field(
-        default=None, description="Where a privileged agent's answer came from (gold/simulator)."
+        default=None,
+        description="Where the answer came from: a privileged agent's gold or simulator, a "
+        f"baseline's rule, or {FALLBACK_SOURCE!r} where its rule did not apply (it then gives "
+        "a fixed answer).",
     )
     max_tokens_lowered_to: int | None = Field(
         default=None,
