@@ -690,3 +690,21 @@ def test_a_finished_run_resumed_with_workers_starts_no_ray(
     monkeypatch.setattr(tomgym.eval.distributed, "run_distributed", no_ray)
     again = evaluate("random", ["ToM-HiToM-O2-v0"], n=3, out=out, quiet=True, workers=2)
     assert again.complete and again.n_items == 3
+
+
+def test_two_answers_to_one_item_are_refused_not_picked_by_position(tmp_path: Path) -> None:
+    """Generalisation red team: records of two runs joined into one results.jsonl (the same
+    run_id: a copied directory continued twice) answered items twice; the later answer
+    silently replaced the earlier, and the note blamed a judge change. A record scored again
+    (same response) is no clash."""
+    out = tmp_path / "run"
+    evaluate("random", [ENV], n=4, out=out, quiet=True)
+    results = out / "results.jsonl"
+    lines = results.read_text().splitlines()
+    again = json.loads(lines[0])
+    results.write_text("\n".join([*lines, json.dumps(again)]) + "\n")  # scored again: fine
+    evaluate("random", [ENV], n=4, out=out, quiet=True)
+    again["response"] = "<think>x</think><answer>another</answer>"
+    results.write_text("\n".join([*lines, json.dumps(again)]) + "\n")
+    with pytest.raises(runner.RunConflictError, match=r"answers 1 item\(s\) twice with different"):
+        evaluate("random", [ENV], n=4, out=out, quiet=True)

@@ -242,6 +242,29 @@ def check_items_unchanged(
     )
 
 
+def check_answered_once(directory: Path, records: Iterable[ResultRecord]) -> None:
+    """A RunConflictError when an item holds two answered records with different responses:
+    the file holds two runs' answers (a copied directory continued twice, then joined), and
+    the later would silently replace the earlier. A record scored again (a newer judge, a
+    changed gold) repeats its response, and a failed or unanswered one is no answer."""
+    first: dict[tuple[str, int], str] = {}
+    clashes: list[tuple[str, int]] = []
+    for record in records:
+        if record.failed or record.error:
+            continue
+        seen = first.setdefault(record.key, record.response)
+        if seen != record.response:
+            clashes.append(record.key)
+    if clashes:
+        shown = ", ".join(f"{env_id} index {index}" for env_id, index in clashes[:3])
+        more = f" and {len(clashes) - 3} more" if len(clashes) > 3 else ""
+        raise RunConflictError(
+            f"{directory / RESULTS_FILE} answers {len(clashes)} item(s) twice with different "
+            f"responses ({shown}{more}): it holds two runs' answers, and which one counts "
+            "would be chance. Keep one run's records (or use another --out)"
+        )
+
+
 def best_records(records: Iterable[ResultRecord]) -> dict[tuple[str, int], ResultRecord]:
     """One record per item: the last answered one, else the last record (a retried item's
     new record supersedes its failure, and a failed retry of an unanswered item, asked again

@@ -29,6 +29,7 @@ from tomgym.eval.resume import (
     RunConflictError,
     best_records,
     changed_keys,
+    check_answered_once,
     check_items_unchanged,
     git_revision,
     keep_stored_marking,
@@ -247,7 +248,9 @@ def evaluate(
             suite=suite_name,
         )
         store = ResultsStore(directory, metadata.run_id)
-        best = best_records(store.load())
+        stored = store.load()
+        check_answered_once(directory, stored)
+        best = best_records(stored)
         done = {
             key
             for key, record in best.items()
