@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from tomgym.eval.leaderboard import (
     Leaderboard,
@@ -528,8 +531,29 @@ def test_the_board_says_when_a_held_out_column_shares_the_in_distribution_items(
     board = collect([tmp_path / "run"])
     assert board.shared_items == {envs[1]: f"300 of its 300 items with {envs[0]}"}
     assert f"Column {envs[1]} is held out but shares 300 of its 300 items with {envs[0]} " \
-        "(in-distribution; by ID)" in to_markdown(board)  # fmt: skip
+        "(in-distribution; by ID" in to_markdown(board)  # fmt: skip
     assert envs[1] not in board.shared_stories
+
+
+def test_a_held_out_generated_id_remade_as_its_sibling_is_said_to_share_its_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generalisation red team: ToM-HiToM-O4-v0 made with orders=[2] beside ToM-HiToM-O2-v0
+    serves O2's very items, yet stayed a held-out column with no word of it (the check of
+    shared items compared fixed envs only): a gap of +0.0 read as generalisation."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"name": "revert", "n": 4, "envs": [
+        {"id": "ToM-HiToM-O2-v0"}, {"id": "ToM-HiToM-O4-v0", "kwargs": {"orders": [2]}},
+        {"id": "ToM-HiToM-O3-v0"}]}))  # fmt: skip
+    evaluate("heuristic:position", suite=str(suite), out=tmp_path / "run", quiet=True)
+    err = capsys.readouterr().err
+    assert "held-out ToM-HiToM-O4-v0 shares 4 items with in-distribution ToM-HiToM-O2-v0" in err
+    assert "ToM-HiToM-O3-v0" not in err.split("shares")[0]  # O3: its own stream
+    board = collect([tmp_path / "run"])
+    assert board.shared_items == {"ToM-HiToM-O4-v0": "4 items with ToM-HiToM-O2-v0"}
 
 
 def test_the_board_says_when_model_runs_were_sampled_differently_or_cannot_be_checked(

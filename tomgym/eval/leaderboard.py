@@ -545,8 +545,9 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             for env_id, what in board.shared_stories.items()
         ]
         + [
-            f"Column {env_id} is held out but shares {what} (in-distribution; by ID): its gap "
-            "compares those questions with themselves, however its env tells them."
+            f"Column {env_id} is held out but shares {what} (in-distribution; by ID, or for "
+            "a generated env by its items' content): its gap compares those questions with "
+            "themselves, however its env tells them."
             for env_id, what in board.shared_items.items()
         ]
         + [

@@ -283,22 +283,46 @@ def resolve_targets(
 
 
 def shared_items(targets: Sequence[EnvTarget]) -> list[tuple[str, str, int]]:
-    """(held-out env, in-distribution env, items they share) for fixed envs (a release, a data
-    file): such a pair's gap compares items partly with themselves (the Hi-ToM release with its
-    own O4 subset). Generated envs draw from separate streams and are not compared."""
+    """(held-out env, in-distribution env, items they share): for fixed envs (a release, a
+    data file) by item ID, and for generated envs by their first items' content. Such a pair's
+    gap compares items partly or wholly with themselves: the Hi-ToM release with its own O4
+    subset, or a held-out generated ID remade with its in-distribution sibling's settings
+    (ToM-HiToM-O4-v0 with orders=[2] beside ToM-HiToM-O2-v0), which serves its very items."""
     sources = {t.env_id: t.env.source for t in targets if t.env is not None}
     ids = {
         env_id: {item.id for item in source.items}
         for env_id, source in sources.items()
         if isinstance(source, ListSource)
     }
-    return [
+    found = [
         (out.env_id, inside.env_id, len(ids[out.env_id] & ids[inside.env_id]))
         for out in targets
         if out.held_out and out.env_id in ids
         for inside in targets
         if not inside.held_out and inside.env_id in ids and ids[out.env_id] & ids[inside.env_id]
     ]
+    drawn = {
+        t.env_id: _first_contents(t.env.source)
+        for t in targets
+        if t.env is not None and not isinstance(t.env.source, ListSource)
+    }
+    found += [
+        (out.env_id, inside.env_id, min(out.n, inside.n))
+        for out in targets
+        if out.held_out and drawn.get(out.env_id)
+        for inside in targets
+        if not inside.held_out and drawn.get(inside.env_id) == drawn[out.env_id]
+    ]
+    return found
+
+
+def _first_contents(source: Any) -> tuple[tuple[Any, ...], ...] | None:
+    """The ``item_content`` of a generated source's first CONTENT_PROBE_ITEMS items (two
+    sources that agree on these draw one stream), None where they cannot be drawn."""
+    try:
+        return tuple(item_content(source.item(i)) for i in range(CONTENT_PROBE_ITEMS))
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
 
 
 def shared_stories(targets: Sequence[EnvTarget]) -> list[tuple[str, list[str], int, int]]:
