@@ -197,8 +197,12 @@ def agent_kind(spec: str) -> str:
     """The kind a spec names (``hf`` for ``hf:gpt2``), checked."""
     kind = spec.split(":", 1)[0].strip()
     if kind not in _KINDS:
+        from tomgym.agents.baselines import HEURISTICS
+
+        hint = f" (did you mean heuristic:{kind}?)" if kind in HEURISTICS else ""
         raise ValueError(
-            f"unknown agent spec {spec!r}: it should start with one of {', '.join(agent_kinds())}"
+            f"unknown agent spec {spec!r}{hint}: it should start with one of "
+            f"{', '.join(agent_kinds())}"
         )
     return kind
 

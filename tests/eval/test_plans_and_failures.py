@@ -450,6 +450,23 @@ def test_a_misspelt_agent_leaves_no_empty_output_directory(tmp_path: Path) -> No
     with pytest.raises(ValueError, match="unknown agent spec"):
         evaluate("heuristc:first", [ENV], n=1, out=tmp_path / "mine", quiet=True)
     assert (tmp_path / "mine").is_dir()
+    # a baseline's bare name: the spec is suggested (generalisation red team)
+    with pytest.raises(
+        ValueError, match=r"unknown agent spec 'first' \(did you mean heuristic:first"
+    ):
+        evaluate("first", [ENV], n=1, out=tmp_path / "bare", quiet=True)
+
+
+def test_a_gap_above_chance_left_out_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Generalisation red team: the 'gap above chance' line went missing, silently, for a run
+    with an env of free-text answers (ExploreToM), which has no chance level."""
+    argv = ["eval", "--agent", "heuristic:first", "--env", "ToM-ExploreToM-v0", "--env",
+            "ToM-HiToM-O4-v0", "--n", "3", "--out", str(tmp_path / "run")]  # fmt: skip
+    run_cli(*argv)
+    out = capsys.readouterr().out
+    assert "gap above chance: - (no chance level for ToM-ExploreToM-v0" in out
 
 
 def test_a_failed_retry_of_an_unanswered_item_is_reported_and_retried_again(

@@ -70,6 +70,13 @@ def _print_summary(summary: Summary) -> None:
             f"gap above chance (the same over (acc - chance) / (1 - chance)): "
             f"{summary.held_out_gap_above_chance:+.3f}"
         )
+    elif summary.held_out_gap is not None:
+        unset = [e for e, env in summary.envs.items() if env.n and env.chance is None]
+        if unset:
+            print(
+                "gap above chance: - (no chance level for "
+                f"{', '.join(unset[:3])}{' ...' if len(unset) > 3 else ''}: free-text answers)"
+            )
     if summary.extra_records:
         print(
             f"note: {summary.extra_records} stored records outside this run's plan (an earlier, "
