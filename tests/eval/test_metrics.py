@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,3 +224,30 @@ def test_a_listing_sentence_is_a_statement_not_babble() -> None:
                "Lily is in the kitchen</think>")  # fmt: skip
     own, named = think_features(listing, "", story)
     assert own >= MIN_THINK_WORDS and named >= 3
+
+
+def test_the_interval_by_story_groups_a_storys_questions() -> None:
+    """Generalisation red team: ExploreToM's 300 test questions come from 14 stories, and
+    every interval treated them as independent: a story-cluster bootstrap was about twice as
+    wide. Checked by hand: two stories, all right in one and all wrong in the other."""
+    from tomgym.eval.metrics import cluster_interval
+
+    together = [("a", True)] * 5 + [("b", False)] * 5
+    # p = 0.5; residuals +2.5 and -2.5; variance = 2/1 * 12.5 / 100 = 0.25; se = 0.5
+    low, high = cluster_interval(together) or (None, None)
+    assert (low, high) == (0.0, 1.0)
+    apart = [(str(i), i % 2 == 0) for i in range(10)]  # one question a story: about Wald's
+    low, high = cluster_interval(apart) or (0.0, 0.0)
+    assert abs((high - low) / 2 - 1.959963984540054 * math.sqrt(10 / 9 * 0.25 / 10)) < 1e-9
+    assert cluster_interval([("a", True), ("a", False)]) is None  # one story: no interval
+
+
+def test_an_eval_over_few_stories_gives_the_interval_by_story(tmp_path: Path) -> None:
+    from tomgym.eval import evaluate
+
+    summary = evaluate("heuristic:majority", ["ToM-ExploreToM-v0", "ToM-HiToM-O2-v0"], n=40,
+                       out=tmp_path / "run", quiet=True)  # fmt: skip
+    explore, hitom = summary.envs["ToM-ExploreToM-v0"], summary.envs["ToM-HiToM-O2-v0"]
+    assert explore.stories is not None and explore.stories < 40
+    assert explore.ci95_by_story is not None
+    assert hitom.stories == 40 and hitom.ci95_by_story is None  # a story a question

@@ -50,6 +50,13 @@ def _print_summary(summary: Summary) -> None:
         "len: mean response length in tokens (w: words, for agents that report none); reason: "
         "share of structured think parts (see the README)"
     )
+    for env_id, env in summary.envs.items():
+        if env.ci95_by_story is not None and env.stories is not None:
+            low, high = env.ci95_by_story
+            print(
+                f"{env_id}: {env.n} items from {env.stories} stories; by story (a story's "
+                f"questions as one draw) the 95% CI is {low:.3f}-{high:.3f}"
+            )
     fell_back = {e: env for e, env in summary.envs.items() if env.fallback_answers}
     if fell_back:
         said = ", ".join(f"{e} {env.fallback_answers}/{env.n}" for e, env in fell_back.items())

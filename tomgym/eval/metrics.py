@@ -104,6 +104,18 @@ class EnvSummary(BaseModel):
     )
     mean_reward: float | None = Field(description="None when no item was scored.")
     failed: int = Field(default=0, description="Items whose agent request failed (not scored).")
+    stories: int | None = Field(
+        default=None,
+        description="Distinct stories among the scored items (None where a record predates "
+        "story digests).",
+    )
+    ci95_by_story: tuple[float, float] | None = Field(
+        default=None,
+        description="Where items share stories (stories < n): a 95% interval that treats each "
+        "story's questions as one cluster (cluster-robust standard error), wider than ci95 "
+        "where a story's questions succeed or fail together (ExploreToM: 300 questions, 14 "
+        "stories). None otherwise.",
+    )
     fallback_answers: int = Field(
         default=0,
         description="Scored items on which a baseline's rule did not apply and it gave its "
@@ -222,6 +234,37 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cluster_interval(
+    outcomes: Sequence[tuple[str, bool]], z: float = Z95
+) -> tuple[float, float] | None:
+    """A 95% interval for the share of True among ``(cluster, outcome)`` pairs whose clusters
+    are not independent draws' units: the mean with a cluster-robust standard error (the
+    clusters' summed residuals, with the G/(G-1) small-sample factor). None under 2 clusters."""
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for cluster, outcome in outcomes:
+        sums[cluster][0] += outcome
+        sums[cluster][1] += 1
+    g, n = len(sums), len(outcomes)
+    if g < 2:
+        return None
+    p = sum(hits for hits, _ in sums.values()) / n
+    variance = g / (g - 1) * sum((hits - p * size) ** 2 for hits, size in sums.values()) / n**2
+    half = z * math.sqrt(variance)
+    return (max(0.0, p - half), min(1.0, p + half))
+
+
+def by_story(records: Sequence[ResultRecord]) -> tuple[int | None, tuple[float, float] | None]:
+    """``stories`` and ``ci95_by_story`` of an env's scored records."""
+    digests = [r.story_digest for r in records]
+    if not records or any(d is None for d in digests):
+        return None, None
+    stories = len(set(digests))
+    if stories >= len(records):
+        return stories, None
+    outcomes = [(str(d), r.correct) for d, r in zip(digests, records, strict=True)]
+    return stories, cluster_interval(outcomes)
 
 
 def slice_stats(records: Sequence[ResultRecord]) -> SliceStats:
@@ -515,6 +558,7 @@ def summarise_env(
     n = len(records)
     base = slice_stats(records)
     lengths, source = response_lengths(records)
+    stories, story_interval = by_story(records)
     return EnvSummary(
         n=n,
         accuracy=base.accuracy if n else None,
@@ -528,6 +572,8 @@ def summarise_env(
         mean_reward=sum(r.reward for r in records) / n if n else None,
         failed=failed,
         fallback_answers=sum(r.answer_source == FALLBACK_SOURCE for r in records),
+        stories=stories,
+        ci95_by_story=story_interval,
         response_tokens_mean=statistics.fmean(lengths) if lengths else 0.0,
         response_tokens_median=float(statistics.median(lengths)) if lengths else 0.0,
         response_tokens_source=source,

@@ -3,6 +3,7 @@ itself into a result record."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -98,7 +99,13 @@ def score_response(
         story_type=str(story_type) if story_type is not None else None,
         deception=deception if isinstance(deception, bool) else None,
         length=length if isinstance(length, int) and not isinstance(length, bool) else None,
+        story_digest=story_digest(item.story),
     )
+
+
+def story_digest(story: str) -> str:
+    """12 hex digits naming a story (its text, outer spaces aside)."""
+    return hashlib.blake2b(story.strip().encode("utf-8"), digest_size=6).hexdigest()
 
 
 TRACE_FAMILIES = frozenset({"hitom", "tomi"})

@@ -111,6 +111,12 @@ class ResultRecord(BaseModel):
     story_type: str | None = None
     deception: bool | None = None
     length: int | None = None
+    story_digest: str | None = Field(
+        default=None,
+        description="12 hex digits of the item's story: the questions of one story are not "
+        "independent draws, and a summary's interval by story groups them (None in records "
+        "written before it).",
+    )
 
     @property
     def key(self) -> tuple[str, int]:
