@@ -634,3 +634,14 @@ def test_a_bar_in_a_run_directorys_name_keeps_the_markdown_columns(tmp_path: Pat
     for block in blocks:
         assert sum("a\\|b" in line for line in block) == 1
         assert len({len(line.replace("\\|", "").split("|")) for line in block}) == 1, block
+
+
+def test_a_row_of_one_env_shows_its_own_interval(tmp_path: Path) -> None:
+    """Generalisation red team: one env, one item right: eval said 0.207-1.000 (Wilson), the
+    leaderboard 4.0-100.0 (its interval of a mean over envs)."""
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    summary = evaluate("oracle", ["ToM-HiToM-O1-v0"], n=1, out=tmp_path / "run", quiet=True)
+    row = collect([tmp_path / "run"]).rows[0]
+    assert row.ci95 == summary.envs["ToM-HiToM-O1-v0"].ci95

@@ -213,11 +213,15 @@ class Leaderboard(BaseModel):
 def env_mean(envs: Sequence[EnvSummary]) -> tuple[float | None, tuple[float, float] | None]:
     """The mean of the envs' accuracies and its 95% interval: a normal one over the envs'
     variances p(1 - p) / n with p taken as Agresti-Coull's (x + 2) / (n + 4), so that an env
-    all right or all wrong still has some; the envs are independent samples."""
+    all right or all wrong still has some; the envs are independent samples. A row of one env
+    shows that env's own (Wilson) interval, as its eval and summary.json do (the two gave one
+    right item 4-100 and 21-100)."""
     scored = [e for e in envs if e.n and e.accuracy is not None]
     if not scored:
         return None, None
     mean = sum(e.accuracy or 0.0 for e in scored) / len(scored)
+    if len(scored) == 1:
+        return mean, scored[0].ci95
     variance = 0.0
     for e in scored:
         adjusted = (round((e.accuracy or 0.0) * e.n) + 2) / (e.n + 4)
