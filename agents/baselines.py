@@ -360,10 +360,11 @@ class BaselineAgent:
         for episode in episodes:
             answer, how = self.guess(episode)
             text = tagged(f"Baseline {self.spec}: {how}.", answer, episode.prefill)
-            # "source": where the answer came from, kept in the run's records (the fallback
-            # of a rule that did not apply is counted apart from the rule's own answers)
-            extra = {"how": how, "source": how}
-            responses.append(Response(text=text, prompt_tokens=0, completion_tokens=0, extra=extra))
+            # where the answer came from, kept in the run's records (the fallback of a rule
+            # that did not apply is counted apart from the rule's own answers)
+            responses.append(
+                Response(text=text, prompt_tokens=0, completion_tokens=0, extra={"source": how})
+            )
         return responses
 
     def describe(self) -> dict[str, Any]:

@@ -46,7 +46,7 @@ def test_reality_is_perfect_on_order_0_and_well_formed() -> None:
     responses = make_agent("heuristic:reality").act(eps)
     infos = step_all("ToM-HiToM-O0-v0", [r.text for r in responses])
     assert all(info["correct"] and info["format_ok"] for info in infos)
-    assert {r.extra["how"] for r in responses} == {"simulator"}
+    assert {r.extra["source"] for r in responses} == {"simulator"}
 
 
 def test_reality_fails_where_beliefs_differ() -> None:
@@ -171,7 +171,7 @@ def test_first_and_initial_read_the_story() -> None:
         candidates=("closet", "drawer"),
     )
     (response,) = make_agent("heuristic:reality").act([odd])
-    assert response.text.endswith("<answer>closet</answer>") and response.extra["how"] == "text"
+    assert response.text.endswith("<answer>closet</answer>") and response.extra["source"] == "text"
     (response,) = make_agent("heuristic:initial").act([odd])
     assert response.text.endswith("<answer>drawer</answer>")
 
@@ -206,7 +206,7 @@ def test_majority_on_an_env_without_splits_never_counts_the_answered_item() -> N
     try:
         eps = episodes(env_id, 6)
         responses = make_agent("heuristic:majority").act(eps)
-        assert {r.extra.get("how") for r in responses} == {"other-fold"}
+        assert {r.extra.get("source") for r in responses} == {"other-fold"}
         assert not any(i["correct"] for i in step_all(env_id, [r.text for r in responses]))
     finally:
         tomgym.unregister_tom_env(env_id)
