@@ -156,9 +156,9 @@ def cmd_register(args: argparse.Namespace) -> int:
         "question_type": args.question_type,
         "split": args.split,
     }
-    from tomgym.registry import _check_id
+    from tomgym.registry import check_env_id
 
-    _check_id(args.id)  # before the file is read: its rows' problems would come first
+    check_env_id(args.id)  # before the file is read: its rows' problems would come first
     previous = _check_save_target(args) if args.save else None
     settings = _settings(args, previous)
     if any(spec.id == args.id for spec in tomgym.list_envs()):  # overwrite= is for Python

@@ -149,7 +149,7 @@ def register_tom_env(
         raise ValueError(f"{env_id}: give exactly one of items=, generator= or entry_point=")
     if not isinstance(env_id, str):
         raise ValueError(f"the env ID must be a string, got {env_id!r}")
-    _check_id(env_id)  # before the clash checks: they compare IDs as Gymnasium writes them
+    check_env_id(env_id)  # before the clash checks: they compare IDs as Gymnasium writes them
     if env_id in _SPECS and not overwrite:
         if env_id in BUILTIN_IDS:  # "pass overwrite=True" invited replacing a benchmark
             raise ValueError(
@@ -512,7 +512,7 @@ def _ints_or_none(env_id: str, name: str, value: Any) -> tuple[int, ...] | None:
     return values
 
 
-def _check_id(env_id: str) -> None:
+def check_env_id(env_id: str) -> None:
     """A valid Gymnasium ID with a version, written as Gymnasium writes it: it stores
     ``X-v00`` under ``X-v0``, so that spelling would silently take the place of ``X-v0``."""
     from gymnasium.envs.registration import get_env_id, parse_env_id

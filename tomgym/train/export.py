@@ -194,19 +194,15 @@ def warn_held_out_data(
         )
 
 
-def warn_label_caveats(
-    env_ids: Sequence[str], split: str | None, env_kwargs: Mapping[str, Any]
-) -> None:
-    """A KnownWrongLabelsWarning for each env, made as the export makes it, with a
-    ``label_caveat`` (the Hi-ToM release's MC copy, alone or as ``copy="mc"``)."""
-    for env_id in env_ids:
-        env, _ = open_export_env(env_id, split, **env_kwargs)
-        if env.label_caveat:
-            warnings.warn(
-                f"training data from {env_id}: {env.label_caveat}",
-                KnownWrongLabelsWarning,
-                stacklevel=3,
-            )
+def warn_label_caveat(env_id: str, env: ToMEnv) -> None:
+    """A KnownWrongLabelsWarning when the env, made as the training rows' labels make it, has
+    a ``label_caveat`` (the Hi-ToM release's MC copy, alone or as ``copy="mc"``)."""
+    if env.label_caveat:
+        warnings.warn(
+            f"training data from {env_id}: {env.label_caveat}",
+            KnownWrongLabelsWarning,
+            stacklevel=3,
+        )
 
 
 def check_trainable(env_ids: Sequence[str], allow_eval_only: bool = False) -> None:
@@ -394,15 +390,11 @@ STDOUT = "-"
 
 
 def write_to_stdout(rows: Iterable[dict[str, Any]]) -> None:
-    """Write JSON-line rows to standard output; a reader that stops early (``| head``) ends
-    the export quietly, as a closed pipe does for other Unix tools."""
-    try:
-        for row in rows:
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python would report the closed pipe again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """Write JSON-line rows to standard output. A reader that stops early (``| head``) raises
+    BrokenPipeError, which the CLI ends quietly as it does for every command."""
+    for row in rows:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def check_suffix(fmt: Format, out: str | Path) -> None:
@@ -514,9 +506,9 @@ def export_dataset(
     check_trainable(env_ids, allow_eval_only)
     warn_process_only(env_ids)
     warn_held_out_data(env_ids, split, env_kwargs, n)
-    warn_label_caveats(env_ids, split, env_kwargs)
     for env_id in env_ids:
         env, _ = open_export_env(env_id, split, **env_kwargs)
+        warn_label_caveat(env_id, env)
         check_prefill(fmt, env_id, env.prefill)
         item_count(env_id, env.size, n)  # a procedural env without n: refused before writing
     repeated = RepeatedPrompts()

@@ -68,11 +68,6 @@ def check_run_dir(out: Path, config: dict[str, Any]) -> tuple[int, int] | None:
     changed = config_differences(the_runs_identity(stored), the_runs_identity(config))
     more = more_steps(stored, config) if changed and saved else None
     if more is not None:
-        print(
-            f"# --out {out} trained to step {more[0]}; this run goes on to --max-steps "
-            f"{more[1]} from its last checkpoint",
-            file=sys.stderr,
-        )
         return more
     if changed and not saved:
         # A run that failed to start (a trainer refusing its command) saved nothing: the

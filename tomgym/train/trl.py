@@ -14,7 +14,7 @@ from tomgym.train.export import (
     check_trainable,
     unique_env_ids,
     warn_held_out_data,
-    warn_label_caveats,
+    warn_label_caveat,
 )
 from tomgym.train.labels import (
     EpisodeLabel,
@@ -186,10 +186,10 @@ def tom_rows(
     ids = [env_ids] if isinstance(env_ids, str) else unique_env_ids(env_ids)
     check_trainable(ids, allow_eval_only)
     warn_held_out_data(ids, split, env_kwargs, n)
-    warn_label_caveats(ids, split, env_kwargs)
     rows = []
     for env_id in ids:
         env, kwargs = open_labelled_env(env_id, split, env_kwargs)
+        warn_label_caveat(env_id, env)
         if env.prefill:
             raise ValueError(
                 f"{env_id}: prefill_think=True cannot be expressed in a conversational TRL "

@@ -258,6 +258,11 @@ def run_trl(args: argparse.Namespace) -> int:
         more = check_run_dir(out, config)
         if more is not None:
             ready_to_go_on(out, *more)
+            print(
+                f"# --out {out} trained to step {more[0]}; this run goes on to --max-steps "
+                f"{more[1]} from its last checkpoint",
+                file=sys.stderr,
+            )
     except (KeyError, ValueError) as exc:
         print(f"tomgym train: error: {exc}", file=sys.stderr)
         return 2
