@@ -189,6 +189,12 @@ RUN_SETTINGS = frozenset(
 ``max_model_len``, ``fit_items``) shape the responses and belong to a run's identity."""
 
 
+FALLBACK_SOURCE = "fallback"
+"""``Response.extra["source"]`` (a record's ``answer_source``) of a baseline's answer where its
+rule did not apply (no container to track in an OpenToM attitude question): the first
+candidate, or "yes"."""
+
+
 def agent_kinds() -> list[str]:
     return sorted(_KINDS)
 

@@ -13,11 +13,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tomgym.agents.base import Episode, Response
+from tomgym.agents.base import FALLBACK_SOURCE, Episode, Response
 from tomgym.agents.chat import tagged
 
 from tomgym.answers import words
-from tomgym.eval.store import FALLBACK_SOURCE
 from tomgym.items import ToMItem
 from tomgym.world.parse import (
     UnknownSentenceError,

@@ -213,8 +213,7 @@ def agent_run(
     (position on ToM-HiToM-O2-v0's first 60 test items: 26.7 there, 43.3 in eval).
     Returns the accuracy, the responses that copied the gold (the oracle's on families it
     cannot simulate) and a baseline's fallback answers."""
-    from tomgym.agents.base import make_agent
-    from tomgym.eval.store import FALLBACK_SOURCE
+    from tomgym.agents.base import FALLBACK_SOURCE, make_agent
     from tomgym.rewards import score_response
 
     if not items:

@@ -12,8 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from tomgym.agents.base import FALLBACK_SOURCE
 from tomgym.answers import negates, parse_response, words, yes_no_said
-from tomgym.eval.store import FALLBACK_SOURCE, ResultRecord
+from tomgym.eval.store import ResultRecord
 
 Z95 = 1.959963984540054
 MAX_ERRORS_SHOWN = 5

@@ -13,14 +13,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tomgym.agents.base import FALLBACK_SOURCE
+
 RESULTS_FILE = "results.jsonl"
 METADATA_FILE = "metadata.json"
 SUMMARY_FILE = "summary.json"
-
-
-FALLBACK_SOURCE = "fallback"
-"""``answer_source`` of a baseline's answer where its rule did not apply (no container to
-track in an OpenToM attitude question): the first candidate, or "yes"."""
 
 
 class ResultRecord(BaseModel):
