@@ -175,6 +175,8 @@ class ToMItem(BaseModel):
         """A gold, alias or candidate holding a response tag (``</answer>``) could never be
         named: a response writing it would open or close its own answer block."""
         golds = self.answer if isinstance(self.answer, list) else [self.answer]
+        if "<" not in "".join((*golds, *self.aliases, *self.candidates)):
+            return  # no tag can be there: one scan of every item's texts, not a loop of them
         texts = [("answer", str(a)) for a in golds]
         texts += [("aliases", a) for a in self.aliases]
         texts += [("candidates", c) for c in self.candidates]
