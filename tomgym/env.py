@@ -29,7 +29,13 @@ from tomgym.prompts import (
 from tomgym.registry import get_spec, registered_source
 from tomgym.rewards import RewardSpec, Score, resolve_reward, score_response
 from tomgym.sources import PROCEDURAL_INDEX_LIMIT, ItemSource, ListSource
-from tomgym.spaces import ACTION_MAX_CHARS, has_astral, text_space, to_printable
+from tomgym.spaces import (
+    ACTION_MAX_CHARS,
+    has_astral,
+    response_space,
+    text_space,
+    to_printable,
+)
 
 _RESET_OPTIONS = frozenset({"index"})
 _CANDIDATE_LIST_ALLOWANCE = 2_048
@@ -478,7 +484,7 @@ class ToMEnv(gym.Env[str, str]):
         self.observation_space: spaces.Text = text_space(
             self._max_observation_chars(), min_length=0, astral=self._astral
         )
-        self.action_space: spaces.Text = text_space(ACTION_MAX_CHARS, min_length=0)
+        self.action_space: spaces.Text = response_space(ACTION_MAX_CHARS)
         self._item: ToMItem | None = None
         self._index: int | None = None
         self._episode_over = False

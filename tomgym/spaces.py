@@ -75,6 +75,38 @@ class PrintableText(spaces.Text):
         )
 
 
+class ResponseText(PrintableText):
+    """The action space: a response may be any string (``step`` reads emoji, control
+    characters and 100,000-character rambles alike), so ``contains`` holds for every ``str``;
+    ``sample()`` still draws printable text of the BMP up to ``max_length`` characters.
+
+    Gymnasium's ``Text.contains`` checks the length bound and the character set: a model's
+    response with an emoji, or longer than the bound, was "not in the action space" although
+    the env takes it (RL libraries that check actions against the space refused them)."""
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str)
+
+    def __repr__(self) -> str:
+        return f"ResponseText(any str; sample() draws up to {self.max_length} printable characters)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt_response_space, (self.max_length, self._np_random))
+
+
+def response_space(max_length: int = ACTION_MAX_CHARS) -> ResponseText:
+    """The action space of a ToM env (see :class:`ResponseText`)."""
+    space = text_space(max_length, min_length=0, kind=ResponseText)
+    assert isinstance(space, ResponseText)
+    return space
+
+
+def _rebuilt_response_space(max_length: int, np_random: Any) -> ResponseText:
+    space = response_space(max_length)
+    space._np_random = np_random
+    return space
+
+
 def _rebuilt_text_space(
     max_length: int, min_length: int, np_random: Any, astral: bool = False
 ) -> PrintableText:
@@ -137,9 +169,17 @@ def _prototype(astral: bool = False) -> PrintableText:
     return space
 
 
-def text_space(max_length: int, min_length: int = 0, *, astral: bool = False) -> PrintableText:
-    """A Text space over :func:`printable_charset`; copies share the character tables."""
-    space = copy.copy(_prototype(astral))
+def text_space(
+    max_length: int,
+    min_length: int = 0,
+    *,
+    astral: bool = False,
+    kind: type[PrintableText] = PrintableText,
+) -> PrintableText:
+    """A Text space (a ``kind``) over :func:`printable_charset`; copies share the character
+    tables."""
+    space = kind.__new__(kind)
+    space.__dict__.update(_prototype(astral).__dict__)
     space.max_length = int(max_length)
     space.min_length = int(min_length)
     space._np_random = None  # type: ignore[assignment]  # each copy seeds its own generator

@@ -98,3 +98,32 @@ def test_an_item_lists_emoji_reach_the_prompt_and_a_generators_are_warned_of() -
     finally:
         tomgym.unregister_tom_env("Test-Astral-v0")
         tomgym.unregister_tom_env("Test-Astral-Gen-v0")
+
+
+def test_the_action_space_holds_every_response_the_env_takes() -> None:
+    # Gymnasium's Text.contains checks its length bound and character set: an emoji or a
+    # response over 16,384 characters was "not in the action space", although step() takes it
+    import copy
+    import pickle
+
+    import gymnasium as gym
+
+    import tomgym
+
+    env = gym.make("ToM-ToMi-v0")
+    space = env.action_space
+    long_ramble, emoji, control = "box " * 10_000, "It is in the box \U0001f600", "box\x00\r"
+    for response in (long_ramble, emoji, control, ""):
+        assert space.contains(response) and response in space
+        env.reset(options={"index": 0})
+        env.step(response)
+    assert not space.contains(b"box") and not space.contains(None)
+    space.seed(0)
+    sample = space.sample()
+    assert len(sample) <= space.max_length and set(sample) <= space.character_set
+    for copied in (pickle.loads(pickle.dumps(space)), copy.deepcopy(space)):
+        assert type(copied) is type(space) and copied.contains(emoji)
+    assert "any str" in repr(space)
+    vector = gym.make_vec("ToM-ToMi-v0", num_envs=2, vectorization_mode="sync")
+    assert vector.action_space.contains((emoji, long_ramble))
+    assert tomgym.make("ToM-ToMi-v0").observation_space.contains(env.reset()[0])
