@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import socket
 import threading
 import time
 import urllib.error
@@ -51,10 +52,30 @@ class RetryableError(RuntimeError):
     """A failure worth another try: rate limit, server error, timeout, malformed reply."""
 
     def __init__(
-        self, message: str, retry_after: float | None = None, status: int | None = None
+        self,
+        message: str,
+        retry_after: float | None = None,
+        status: int | None = None,
+        nothing_listens: str | None = None,
     ) -> None:
         super().__init__(message)
         self.retry_after, self.status = retry_after, status
+        self.nothing_listens = nothing_listens
+        """Why no server is at the URL (the connection refused, the host name unknown)."""
+
+
+def _nothing_listens(exc: BaseException) -> str | None:
+    """Why ``exc`` (from urlopen) says no server is at the URL, if it does: the connection
+    was refused, or the host name resolves to nothing."""
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, socket.gaierror) and reason.errno in _UNKNOWN_HOST:
+        return f"unknown host: {reason.strerror}"
+    return None
+
+
+_UNKNOWN_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
 
 _CONTEXT_LENGTH = re.compile(r"maximum context length is (\d+)")
@@ -332,6 +353,15 @@ class OpenAIAgent:
             try:
                 reply = self.request(episode, max_tokens)
             except RetryableError as exc:
+                if exc.nothing_listens and not self._replies and not self.answered_before:
+                    # never reached: retrying a refused connection for a minute helps no one
+                    # (a vLLM server takes connections only once its model is loaded)
+                    raise ServerUnreachableError(
+                        f"nothing listens at {self.base_url} ({exc.nothing_listens}): start "
+                        "the server or fix "
+                        "the URL, then rerun the same command; the items answered so far are "
+                        "kept"
+                    ) from None
                 attempt += 1
                 error, error_retry_after, wait = f"attempt {attempt}: {exc}", exc.retry_after, True
                 status = exc.status
@@ -422,7 +452,10 @@ class OpenAIAgent:
             raise ValueError(f"invalid URL {self.url}: {exc}") from exc
         except (TimeoutError, urllib.error.URLError, ConnectionError, HTTPException) as exc:
             # HTTPException: a reply cut off mid-body (IncompleteRead), a dropped connection
-            raise RetryableError(f"{type(exc).__name__} at {self.base_url}: {exc}") from exc
+            raise RetryableError(
+                f"{type(exc).__name__} at {self.base_url}: {exc}",
+                nothing_listens=_nothing_listens(exc),
+            ) from exc
         try:
             reply = json.loads(raw)
             if not isinstance(reply["choices"][0]["message"], dict):  # "content" may be left out

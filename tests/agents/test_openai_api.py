@@ -298,13 +298,27 @@ def test_unreachable_server_stops_the_run_after_one_batch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Red team: with no server, all 100 items were tried 5 times each (4 minutes) before the
-    run reported 100 failures; a batch with no reply at all now stops the run, saying why."""
-    from tomgym.agents.openai_api import OpenAIAgent, ServerUnreachableError
+    run reported 100 failures; a batch with no reply at all now stops the run, saying why. A
+    refused connection or an unknown host of a server never reached stops it at the first
+    request (it waited out every retry, about 19 s): nothing listens there."""
+    import socket
+    import urllib.error
 
-    agent = make_agent("openai:m@http://127.0.0.1:9", **FAST)
+    from tomgym.agents.openai_api import OpenAIAgent, ServerUnreachableError, _nothing_listens
+
+    agent = make_agent("openai:m@http://127.0.0.1:9", **{**FAST, "backoff_base": 5.0})
     assert isinstance(agent, OpenAIAgent)
-    with pytest.raises(ServerUnreachableError, match="gave no reply to any of 2 requests"):
+    start = time.perf_counter()
+    with pytest.raises(ServerUnreachableError, match="nothing listens at .*connection refused"):
         agent.act([episode("ok"), episode("also")])
+    assert time.perf_counter() - start < 4.0  # no backoff of 5 s was waited out
+    # an unknown host is told apart from a failing name server (worth retrying), without DNS
+    unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    assert _nothing_listens(urllib.error.URLError(unknown)) == (
+        "unknown host: Name or service not known"
+    )
+    assert _nothing_listens(urllib.error.URLError(socket.gaierror(socket.EAI_AGAIN, "t"))) is None
+    assert _nothing_listens(urllib.error.URLError(TimeoutError("timed out"))) is None
     from tests.eval.helpers import run_cli
 
     out = tmp_path / "run"
@@ -312,8 +326,22 @@ def test_unreachable_server_stops_the_run_after_one_batch(
             "--n", "20", "--out", str(out), *sum((["--agent-option", f"{k}={v}"]
                                                   for k, v in FAST.items()), [])]  # fmt: skip
     assert run_cli(*argv) == 2
-    assert "gave no reply" in capsys.readouterr().err
+    assert "nothing listens at http://127.0.0.1:9" in capsys.readouterr().err
     assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text()
+
+
+def test_a_server_that_went_away_is_retried_then_stops_the_run() -> None:
+    """A server reached before that now refuses connections (restarting) is retried through
+    every backoff, as any failure without a reply, and then stops the run."""
+    from tomgym.agents.openai_api import OpenAIAgent, ServerUnreachableError
+
+    agent = make_agent("openai:m@http://127.0.0.1:9", **FAST)
+    assert isinstance(agent, OpenAIAgent)
+    for reached_before in ("_replies", "answered_before"):  # in this process, or in the run
+        setattr(agent, reached_before, 1)
+        with pytest.raises(ServerUnreachableError, match="gave no reply to any of 2 requests"):
+            agent.act([episode("ok"), episode("also")])
+        setattr(agent, reached_before, 0)
 
 
 def test_a_prefill_echoed_back_is_not_doubled(server: tuple[str, Script]) -> None:
