@@ -129,6 +129,13 @@ def test_a_column_over_different_items_says_so(tmp_path: Path) -> None:
     board = collect([tmp_path / "two", tmp_path / "three"])
     assert set(board.mixed_items[env].values()) == {"items 0-1", "items 0-2"}
     assert f"Column {env} compares runs over different items: items 0-1 in" in to_markdown(board)
+    # columns whose runs differ alike (a run cut short everywhere) share one note
+    both = [env, "ToM-HiToM-O2-v0"]
+    for name, n in (("both-two", 2), ("both-three", 3)):
+        evaluate("heuristic:reality", both, n=n, out=tmp_path / name, quiet=True)
+    notes = to_markdown(collect([tmp_path / "both-two", tmp_path / "both-three"]))
+    assert notes.count("runs over different items") == 1
+    assert f"Columns {', '.join(both)} compare runs over different items: items 0-1 in" in notes
 
 
 def test_a_kwarg_at_its_default_mixes_nothing_and_a_suite_files_labels_are_kept(

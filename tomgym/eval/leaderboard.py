@@ -519,6 +519,20 @@ def _items_asked(plan: EnvPlan) -> tuple[str, tuple[int, ...]]:
     return f"the first {plan.n} {how}", tuple(plan.indices())
 
 
+def _grouped_by_runs(
+    columns: Mapping[str, Mapping[str, str]],
+) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Env columns whose runs are told alike, one entry per telling: a suite run cut short
+    at other items differs so in every column, which made one note per column."""
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for env_id, runs in columns.items():
+        groups.setdefault(tuple(runs.items()), []).append(env_id)
+    return {
+        (f"Column {ids[0]}" if len(ids) == 1 else f"Columns {', '.join(ids)}"): runs
+        for runs, ids in groups.items()
+    }
+
+
 def mixed_notes(board: Leaderboard) -> list[str]:
     """One sentence per env column whose runs made the env differently (not comparable)."""
     return (
@@ -537,10 +551,11 @@ def mixed_notes(board: Leaderboard) -> list[str]:
             for env_id, runs in board.mixed_held_out.items()
         ]
         + [
-            f"Column {env_id} compares runs over different items: "
-            + "; ".join(f"{described} in {directory}" for directory, described in runs.items())
+            f"{columns} compare{'s' if columns.startswith('Column ') else ''} runs over "
+            "different items: "
+            + "; ".join(f"{described} in {directory}" for directory, described in runs)
             + " (their accuracies differ by the items as well as the agent)."
-            for env_id, runs in board.mixed_items.items()
+            for columns, runs in _grouped_by_runs(board.mixed_items).items()
         ]
         + held_out_inside_notes(board)
         + [
