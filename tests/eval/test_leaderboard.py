@@ -625,6 +625,24 @@ def test_the_length_plot_tells_tokens_from_words() -> None:
         assert "mix tokens and words" in ax.texts[0].get_text() and "(" not in ax.get_xlabel()
     finally:
         plt.close(fig)
+    # rows over different envs: each bar says over how many (they were bars side by side)
+    envs = ["ToM-HiToM-O1-v0", "ToM-HiToM-O4-v0"]
+    board = Leaderboard(envs=envs, rows=[
+        sized("m", 40.0, "completion_tokens").model_copy(update={"envs": dict.fromkeys(envs, .5)}),
+        sized("b", 12.0, "words").model_copy(update={"envs": {envs[0]: 0.5}}),
+    ])  # fmt: skip
+    fig = response_length_figure(board, plt)
+    try:
+        ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert ticks == ["m\n(2 of 2 envs)", "b\n(1 of 2 envs)"]
+    finally:
+        plt.close(fig)
+    board.rows[1].envs[envs[1]] = 0.5
+    fig = response_length_figure(board, plt)
+    try:
+        assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["m", "b"]
+    finally:
+        plt.close(fig)
 
 
 def test_a_bar_in_a_run_directorys_name_keeps_the_markdown_columns(tmp_path: Path) -> None:

@@ -126,9 +126,16 @@ LENGTH_UNITS = {"completion_tokens": ("tokens", "C0"), "words": ("words", "C1")}
 
 def response_length_figure(board: Leaderboard, plt: Any) -> Any:
     """Mean response length per row, tokens and words told apart by colour (one axis drew
-    both as one quantity); a row whose envs mix the two has no bar and says so."""
+    both as one quantity); a row whose envs mix the two has no bar and says so. Where the rows
+    ran different envs, each bar says over how many of the board's envs it is."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     labels = [agent_label(r) for r in board.rows]
+    covered = [frozenset(e for e, acc in r.envs.items() if acc is not None) for r in board.rows]
+    if len(set(covered)) > 1:  # rows over different envs: each bar says over how many
+        labels = [
+            f"{label}\n({len(envs)} of {len(board.envs)} envs)"
+            for label, envs in zip(labels, covered, strict=True)
+        ]
     drawn: set[str] = set()
     for label, row in zip(labels, board.rows, strict=True):
         unit = row.response_tokens_source or "words"
