@@ -112,7 +112,7 @@ def test_a_suite_goes_on_past_an_agent_that_cannot_answer(
                    "--out", str(out), "--agent-option", "max_retries=0")  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
-    assert "openai:m@http://127.0.0.1:9/v1 stopped" in err and "gave no reply" in err
+    assert "openai:m@http://127.0.0.1:9/v1 stopped" in err and "nothing listens at" in err
     # each agent's progress lines are headed by the agent (user red team: 8 alike blocks)
     assert "agent 1/3: random -> " in err and "agent 3/3: heuristic:reality -> " in err
     board = json.loads((out / "leaderboard.json").read_text())
