@@ -670,3 +670,31 @@ def test_a_row_of_one_env_shows_its_own_interval(tmp_path: Path) -> None:
     summary = evaluate("oracle", ["ToM-HiToM-O1-v0"], n=1, out=tmp_path / "run", quiet=True)
     row = collect([tmp_path / "run"]).rows[0]
     assert row.ci95 == summary.envs["ToM-HiToM-O1-v0"].ci95
+
+
+def test_question_types_the_orders_do_not_tell_apart_get_their_own_table(tmp_path: Path) -> None:
+    """Generalisation red team: ToMi's reality and memory questions are both order 0, so the
+    reality shortcut's 100% and 0% on them read as 50% in the order table, its rule unseen."""
+    from tomgym.eval.html import render_html
+    from tomgym.eval.leaderboard import collect
+    from tomgym.eval.runner import evaluate
+
+    for agent in ("heuristic:reality", "heuristic:first"):
+        evaluate(agent, ["ToM-ToMi-v0"], n=24, out=tmp_path / agent, quiet=True)
+    board = collect([tmp_path / "heuristic:reality", tmp_path / "heuristic:first"])
+    reality, first = board.rows if board.rows[0].agent == "heuristic:reality" else board.rows[::-1]
+    assert reality.by_question_type["reality"] == 1.0 and reality.by_question_type["memory"] == 0
+    assert first.by_question_type["memory"] == 1.0 and first.by_question_type["reality"] == 0
+    n = reality.question_type_items
+    assert sum(n.values()) == 24 and not reality.by_question_type_held_out
+    markdown = to_markdown(board)
+    assert "Accuracy by question type" in markdown
+    assert "| heuristic:reality | " in markdown and f"0.0 ({n['memory']})" in markdown
+    page = render_html(board)
+    assert 'id="by-question-type"' in page and "Accuracy by question type" in page
+    # Hi-ToM alone: reality is order 0 and belief the rest, which the order table shows
+    evaluate("heuristic:reality", ["ToM-HiToM-v0"], n=8, out=tmp_path / "hitom", quiet=True)
+    board = collect([tmp_path / "hitom"])
+    assert set(board.rows[0].by_question_type) <= {"reality", "belief"}
+    assert "by question type" not in to_markdown(board)
+    assert 'id="by-question-type"' not in render_html(board)

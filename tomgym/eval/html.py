@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from tomgym.eval.leaderboard import (
@@ -20,6 +20,10 @@ from tomgym.eval.leaderboard import (
     mixed_notes,
     order_columns,
     order_value,
+    question_type_columns,
+    question_type_items,
+    question_type_label,
+    question_type_value,
 )
 
 _CSS = """
@@ -163,25 +167,59 @@ def _order_table(board: Leaderboard) -> str:
     columns = order_columns(board)
     if not columns:
         return "<p>No ToM orders recorded.</p>"
-    head = "<th>agent</th>" + "".join(
-        f"<th>order {escape(o)}{' (held out)' if h else ''}</th>" for o, h in columns
+    return _slice_table(
+        board,
+        "by-order",
+        [(f"order {o}{' (held out)' if h else ''}", o, h) for o, h in columns],
+        order_value,
+        lambda row, o, h: row.order_items.get(f"H{o}" if h else o),
     )
+
+
+def _question_type_table(board: Leaderboard) -> str:
+    """The question-type section, where the orders do not tell the types apart."""
+    columns = question_type_columns(board)
+    if not columns:
+        return ""
+    table = _slice_table(
+        board,
+        "by-question-type",
+        [(question_type_label(t, h), t, h) for t, h in columns],
+        question_type_value,
+        question_type_items,
+    )
+    return (
+        "<h2>Accuracy by question type</h2>\n<p>In-distribution and held-out envs apart; each "
+        "pools every family with questions of that type (ToMi's reality and memory questions "
+        "are both order 0: a shortcut that answers one type shows here).</p>\n" + table
+    )
+
+
+def _slice_table(
+    board: Leaderboard,
+    table_id: str,
+    columns: Sequence[tuple[str, str, bool]],
+    value_of: Callable[[LeaderboardRow, str, bool], float | None],
+    items_of: Callable[[LeaderboardRow, str, bool], int | None],
+) -> str:
+    """A sortable table of accuracy per slice (heading, key, held out) with its items."""
+    head = "<th>agent</th>" + "".join(f"<th>{escape(heading)}</th>" for heading, _, _ in columns)
     body = []
     for row in board.rows:
         cells = [_agent_cell(row)]
-        for order, held_out in columns:
-            value = order_value(row, order, held_out)
+        for _, key, held_out in columns:
+            value = value_of(row, key, held_out)
             if value is None:
                 cells.append('<td data-value="">-</td>')
             else:
                 bar = f'<span class="bar" style="width:{round(60 * value)}px"></span>'
-                n = row.order_items.get(f"H{order}" if held_out else order)
+                n = items_of(row, key, held_out)
                 items = f' <span class="tag">{n}</span>' if n is not None else ""
                 cells.append(f'<td data-value="{value:.6f}">{bar} {100 * value:.1f}{items}</td>')
         cls = "privileged" if row.privileged else ""
         body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     return (
-        '<table class="sortable" id="by-order"><thead><tr>'
+        f'<table class="sortable" id="{table_id}"><thead><tr>'
         + head
         + "</tr></thead><tbody>"
         + "\n".join(body)
@@ -235,6 +273,7 @@ Click a header to sort.</p>
 <h2>Accuracy by ToM order</h2>
 <p>In-distribution and held-out envs apart; each pools every family with items of that order.</p>
 {_order_table(board)}
+{_question_type_table(board)}
 {_plots_section(plots)}
 <pre id="errors" data-count="0"></pre>
 <script type="application/json" id="leaderboard-data">{data}</script>

@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -104,6 +104,20 @@ class LeaderboardRow(BaseModel):
     order_items: dict[str, int] = Field(
         default_factory=dict,
         description="Items behind each by_order figure ('4' in-distribution, 'H4' held out).",
+    )
+    by_question_type: dict[str, float] = Field(
+        default_factory=dict,
+        description="Accuracy per question type over the in-distribution envs (families "
+        "pooled): ToMi's reality and memory questions are both order 0, and a shortcut that "
+        "answers one kind shows here, not in by_order.",
+    )
+    by_question_type_held_out: dict[str, float] = Field(
+        default_factory=dict, description="The same over the held-out envs, kept apart."
+    )
+    question_type_items: dict[str, int] = Field(
+        default_factory=dict,
+        description="Items behind each question-type figure ('memory' in-distribution, "
+        "'H:memory' held out).",
     )
     format_rate: float | None = Field(
         default=None,
@@ -266,6 +280,19 @@ def row_from_summary(summary: Summary, directory: str) -> LeaderboardRow:
             **{
                 f"H{k}": v
                 for k, v in _pooled_counts(e for e in summary.envs.values() if e.held_out).items()
+            },
+        },
+        by_question_type=_pooled_types(e for e in summary.envs.values() if not e.held_out),
+        by_question_type_held_out=_pooled_types(e for e in summary.envs.values() if e.held_out),
+        question_type_items={
+            **_pooled_counts(
+                (e for e in summary.envs.values() if not e.held_out), "by_question_type"
+            ),
+            **{
+                f"H:{k}": v
+                for k, v in _pooled_counts(
+                    (e for e in summary.envs.values() if e.held_out), "by_question_type"
+                ).items()
             },
         },
         # every share and mean below counts each env once, as acc does: pooled over items, a
@@ -760,22 +787,32 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def _pooled_orders(envs: Iterable[EnvSummary]) -> dict[str, float]:
-    """Accuracy per ToM order over the items of ``envs``, orders in numeric order."""
+SliceName = Literal["by_order", "by_question_type"]
+"""An EnvSummary's slices that a leaderboard pools over envs."""
+
+
+def _pooled_orders(envs: Iterable[EnvSummary], slices: SliceName = "by_order") -> dict[str, float]:
+    """Accuracy per ToM order (or, with ``slices``, per question type) over the items of
+    ``envs``, orders in numeric order."""
     hits: dict[str, list[int]] = {}
     for env in envs:
-        for order, stats in env.by_order.items():
+        for order, stats in getattr(env, slices).items():
             bucket = hits.setdefault(order, [0, 0])
             bucket[0] += round(stats.accuracy * stats.n)
             bucket[1] += stats.n
     return {k: h / m for k, (h, m) in sorted(hits.items(), key=lambda kv: order_key(kv[0])) if m}
 
 
-def _pooled_counts(envs: Iterable[EnvSummary]) -> dict[str, int]:
-    """Items per ToM order over ``envs``."""
+def _pooled_types(envs: Iterable[EnvSummary]) -> dict[str, float]:
+    """Accuracy per question type over the items of ``envs``, types by name."""
+    return _pooled_orders(envs, "by_question_type")
+
+
+def _pooled_counts(envs: Iterable[EnvSummary], slices: SliceName = "by_order") -> dict[str, int]:
+    """Items per ToM order (or per question type) over ``envs``."""
     counts: dict[str, int] = {}
     for env in envs:
-        for order, stats in env.by_order.items():
+        for order, stats in getattr(env, slices).items():
             counts[order] = counts.get(order, 0) + stats.n
     return counts
 
@@ -900,7 +937,7 @@ def to_markdown(board: Leaderboard) -> str:
             f"Rows marked ({PRIVILEGED_NOTE}) copied that many answers from the gold label "
             "(families the simulator cannot solve); (simulator) rows solved every item."
         )
-    return "\n".join(lines + notes + order_table(board)) + "\n"
+    return "\n".join(lines + notes + order_table(board) + question_type_table(board)) + "\n"
 
 
 def order_columns(board: Leaderboard) -> list[tuple[str, bool]]:
@@ -946,6 +983,59 @@ def _order_cell(row: LeaderboardRow, order: str, held_out: bool) -> str:
     value = order_value(row, order, held_out)
     n = row.order_items.get(f"H{order}" if held_out else order)
     return _pct(value) if value is None or n is None else f"{_pct(value)} ({n})"
+
+
+ORDER_TELLS_THE_TYPE = frozenset({"reality", "belief"})
+"""Question types that the order already tells apart (Hi-ToM: reality is order 0, belief the
+others): a board with only these has no question-type table."""
+
+
+def question_type_columns(board: Leaderboard) -> list[tuple[str, bool]]:
+    """The (question type, held out) columns of the question-type table, in-distribution types
+    first; none where the by-order table already tells the types apart."""
+    inside = {t for r in board.rows for t in r.by_question_type}
+    outside = {t for r in board.rows for t in r.by_question_type_held_out}
+    if inside | outside <= ORDER_TELLS_THE_TYPE:
+        return []
+    return [(t, False) for t in sorted(inside)] + [(t, True) for t in sorted(outside)]
+
+
+def question_type_value(row: LeaderboardRow, kind: str, held_out: bool) -> float | None:
+    return (row.by_question_type_held_out if held_out else row.by_question_type).get(kind)
+
+
+def question_type_items(row: LeaderboardRow, kind: str, held_out: bool) -> int | None:
+    return row.question_type_items.get(f"H:{kind}" if held_out else kind)
+
+
+def question_type_label(kind: str, held_out: bool) -> str:
+    return f"{kind} (held out)" if held_out else kind
+
+
+def question_type_table(board: Leaderboard) -> list[str]:
+    """Accuracy per question type, in-distribution and held-out envs apart (Markdown lines)."""
+    columns = question_type_columns(board)
+    if not columns:
+        return []
+    header = ["agent", *(question_type_label(t, h) for t, h in columns)]
+    lines = [
+        "",
+        "Accuracy by question type (%, items in brackets), in-distribution and held-out envs "
+        "apart, each pooling every family with questions of that type: where the orders do "
+        "not tell the types apart (ToMi's reality and memory questions are both order 0), a "
+        "shortcut that answers one type and fails the other shows here.",
+        "",
+        table_row(header),
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
+    for row in board.rows:
+        cells = [agent_label(row)]
+        for kind, held_out in columns:
+            value = question_type_value(row, kind, held_out)
+            n = question_type_items(row, kind, held_out)
+            cells.append(_pct(value) if value is None or n is None else f"{_pct(value)} ({n})")
+        lines.append(table_row(cells))
+    return lines
 
 
 def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[str, Any]:
