@@ -358,9 +358,8 @@ class OpenAIAgent:
                     # (a vLLM server takes connections only once its model is loaded)
                     raise ServerUnreachableError(
                         f"nothing listens at {self.base_url} ({exc.nothing_listens}): start "
-                        "the server or fix "
-                        "the URL, then rerun the same command; the items answered so far are "
-                        "kept"
+                        "the server or fix the URL, then rerun the same command; the items "
+                        "answered so far are kept"
                     ) from None
                 attempt += 1
                 error, error_retry_after, wait = f"attempt {attempt}: {exc}", exc.retry_after, True
