@@ -59,7 +59,7 @@ def test_an_unreachable_server_stops_ray_workers_with_its_own_error(tmp_path: Pa
 
     options = {"max_retries": 0, "timeout": 2.0}
     try:
-        with pytest.raises(ServerUnreachableError, match="nothing listens at http://127.0.0.1:9/v1"):
+        with pytest.raises(ServerUnreachableError, match="nothing listens at http://127.0.0.1:9"):
             evaluate("openai:m@http://127.0.0.1:9/v1", ENVS[:1], n=4, out=tmp_path, batch_size=2,
                      workers=2, agent_options=options, quiet=True)  # fmt: skip
     finally:
