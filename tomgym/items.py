@@ -11,8 +11,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tomgym.answer_numbers import number_value
 from tomgym.answers import leading_yes_no, phrase_of, split_names, words
+from tomgym.answers.numbers import number_value
 
 AnswerType = Literal["choice", "text", "yes_no", "names"]
 """How an answer is judged.

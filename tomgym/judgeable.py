@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tomgym.answer_numbers import NUMBER_WORDS
 from tomgym.answers import SYNONYMS, phrase_of
+from tomgym.answers.numbers import NUMBER_WORDS
 from tomgym.items import CANDIDATE_ALIASES_KEY, PLACES_KEY, ToMItem
 from tomgym.rewards import asked_candidates, gold_response, score_response
 

@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from tomgym.answer_numbers import number_value, numbers_said
 from tomgym.answers import judge_choice, judge_text
+from tomgym.answers.numbers import number_value, numbers_said
 
 
 @pytest.mark.parametrize(

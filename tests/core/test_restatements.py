@@ -1,10 +1,11 @@
-"""Reading a restated yes/no question (tomgym.restatements), on the release's question forms."""
+"""Reading a restated yes/no question (tomgym.answers.restatements), on the release's
+question forms."""
 
 from __future__ import annotations
 
 import pytest
 
-from tomgym.restatements import parse_question, restated_answer
+from tomgym.answers.restatements import parse_question, restated_answer
 
 KNOW = "Does Hailey know about artist hospitality arrangements? Answer yes or no."
 PLACE = (

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tomgym.answers import words
+from tomgym.answers.tokens import words
 
 DO_AUXILIARIES = frozenset({"does", "do", "did"})
 """The auxiliaries of a "Does Hailey know ...?" question."""

@@ -1,5 +1,6 @@
 """Numbers in answers: a gold that is a number ("1", "2.5", "1,000") is named by that value,
-not by its digits among other marks ("-1", "1.5" and "1-2" hold the word "1" too).
+not by its digits among other marks ("-1", "1.5" and "1-2" hold the word "1" too);
+:func:`judge_number` reads an answer so for the choice and free-text judges.
 
 Linear time: one non-backtracking pass of ``_NUMBER`` over the answer.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import Decimal
+
+from tomgym.answers.tags import Judgement
 
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _GOLD_NUMBER = re.compile(rf"[-\u2212]?{_DIGITS}")
@@ -87,3 +90,24 @@ def written_as_gold(answer: str, gold: str) -> str:
     it."""
     as_gold = gold.strip()
     return _NUMBER.sub(lambda _: as_gold, _folded(answer))
+
+
+def judge_number(answer: str, gold: str) -> Judgement | str:
+    """For a gold that is a number, the answer's numbers as values (:mod:`tomgym.answers.numbers`):
+    wrong when none is the gold's ("-1", "1.5" for 1), several when another is beside it ("1-2",
+    "1 or 2"). Otherwise the answer for the word reading to judge ("not 1"): as given when the
+    gold is no number or the answer writes none, and with the gold's value written as the gold
+    writes it when that is the only value it writes ("2.0" for "2", "1000" for "1,000", "two"
+    for "2" and "1" for "one": number words count as their values)."""
+    value = number_value(gold)
+    if value is None:
+        return answer
+    answer = with_digits(answer)  # "two" for 2, "1" for "one"
+    said = set(numbers_said(answer))
+    if not said:
+        return answer
+    if said == {value}:
+        return written_as_gold(answer, gold)
+    if value not in said:
+        return Judgement(False, "wrong", f"says the number {min(said)}, not {gold.strip()}")
+    return Judgement(False, "several_candidates", "the answer names another number")
