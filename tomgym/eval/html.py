@@ -19,6 +19,7 @@ from tomgym.eval.leaderboard import (
     length_label,
     mixed_notes,
     order_columns,
+    order_items,
     order_value,
     question_type_columns,
     question_type_items,
@@ -172,7 +173,7 @@ def _order_table(board: Leaderboard) -> str:
         "by-order",
         [(f"order {o}{' (held out)' if h else ''}", o, h) for o, h in columns],
         order_value,
-        lambda row, o, h: row.order_items.get(f"H{o}" if h else o),
+        order_items,
     )
 
 

@@ -959,30 +959,41 @@ def order_label(order: str, held_out: bool) -> str:
 
 def order_table(board: Leaderboard) -> list[str]:
     """Accuracy per ToM order, in-distribution and held-out envs apart (Markdown lines)."""
-    columns = order_columns(board)
-    if not columns:
-        return []
-    header = ["agent", *(order_label(o, h) for o, h in columns)]
-    lines = [
-        "",
+    return slice_table(
+        board,
         "Accuracy by ToM order (%, items in brackets), over the items of the in-distribution "
         "envs and, apart, of the held-out envs; each pools every family (Hi-ToM, ToMi, ...) "
         "with items of that order, whose chance levels differ (1/15 on Hi-ToM, 1/2 on ToMi).",
-        "",
-        table_row(header),
-        "|" + "|".join("---" for _ in header) + "|",
-    ]
+        [(order_label(o, h), o, h) for o, h in order_columns(board)],
+        order_value,
+        order_items,
+    )
+
+
+def order_items(row: LeaderboardRow, order: str, held_out: bool) -> int | None:
+    return row.order_items.get(f"H{order}" if held_out else order)
+
+
+def slice_table(
+    board: Leaderboard,
+    intro: str,
+    columns: Sequence[tuple[str, str, bool]],
+    value_of: Callable[[LeaderboardRow, str, bool], float | None],
+    items_of: Callable[[LeaderboardRow, str, bool], int | None],
+) -> list[str]:
+    """Markdown lines of accuracy per slice (heading, key, held out), each cell with the items
+    behind it ("55.0 (40)": a cell of 11 items reads as noisy); none without columns."""
+    if not columns:
+        return []
+    header = ["agent", *(heading for heading, _, _ in columns)]
+    lines = ["", intro, "", table_row(header), "|" + "|".join("---" for _ in header) + "|"]
     for row in board.rows:
-        cells = [agent_label(row), *(_order_cell(row, o, h) for o, h in columns)]
+        cells = [agent_label(row)]
+        for _, key, held_out in columns:
+            value, n = value_of(row, key, held_out), items_of(row, key, held_out)
+            cells.append(_pct(value) if value is None or n is None else f"{_pct(value)} ({n})")
         lines.append(table_row(cells))
     return lines
-
-
-def _order_cell(row: LeaderboardRow, order: str, held_out: bool) -> str:
-    """Accuracy with the items behind it ("55.0 (40)"): a cell of 11 items reads as noisy."""
-    value = order_value(row, order, held_out)
-    n = row.order_items.get(f"H{order}" if held_out else order)
-    return _pct(value) if value is None or n is None else f"{_pct(value)} ({n})"
 
 
 ORDER_TELLS_THE_TYPE = frozenset({"reality", "belief"})
@@ -1014,28 +1025,16 @@ def question_type_label(kind: str, held_out: bool) -> str:
 
 def question_type_table(board: Leaderboard) -> list[str]:
     """Accuracy per question type, in-distribution and held-out envs apart (Markdown lines)."""
-    columns = question_type_columns(board)
-    if not columns:
-        return []
-    header = ["agent", *(question_type_label(t, h) for t, h in columns)]
-    lines = [
-        "",
+    return slice_table(
+        board,
         "Accuracy by question type (%, items in brackets), in-distribution and held-out envs "
         "apart, each pooling every family with questions of that type: where the orders do "
         "not tell the types apart (ToMi's reality and memory questions are both order 0), a "
         "shortcut that answers one type and fails the other shows here.",
-        "",
-        table_row(header),
-        "|" + "|".join("---" for _ in header) + "|",
-    ]
-    for row in board.rows:
-        cells = [agent_label(row)]
-        for kind, held_out in columns:
-            value = question_type_value(row, kind, held_out)
-            n = question_type_items(row, kind, held_out)
-            cells.append(_pct(value) if value is None or n is None else f"{_pct(value)} ({n})")
-        lines.append(table_row(cells))
-    return lines
+        [(question_type_label(t, h), t, h) for t, h in question_type_columns(board)],
+        question_type_value,
+        question_type_items,
+    )
 
 
 def write_leaderboard(board: Leaderboard, out: str | os.PathLike[str]) -> dict[str, Any]:
