@@ -23,14 +23,14 @@ reality question and denies the belief asked about (reward red team)."""
 
 
 LOCATION_PREPOSITIONS = frozenset({"in", "inside", "into", "at", "on"})
+"""A free-text gold that starts with one of these ("in the kitchen") is also named by the
+place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
 OTHER_RELATIONS = frozenset(
     {"outside", "out", "next", "under", "beneath", "beside", "behind", "near", "far", "above",
      "below", "without", "off", "front", "top", "around", "over", "away"}
 )  # fmt: skip
 """Words that put a place in another relation than the gold's preposition ("outside the box"
 for a gold "in the box"): the place alone does not name such a gold then."""
-"""A free-text gold that starts with one of these ("in the kitchen") is also named by the
-place alone ("kitchen"), as a gold "kitchen" is named by "in the kitchen"."""
 
 
 def judge_text(

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from tomgym.answers.restatements import parse_question, restated_answer
 from tomgym.answers.tags import Judgement
 from tomgym.answers.tokens import _visible, words
 
@@ -114,15 +115,15 @@ _UNCOMMITTED = re.compile(
     r"|(?:doesn['\u2019]?t|does\s+not)\s+say(?=\s*(?:[.!,;:)]|$)))\b",
     re.IGNORECASE,
 )
+"""What leaves a yes/no answer uncommitted where the answer is read from a first clause, after
+a lead-in or at the end (not from a leading yes or no): a doubt ("Hard to say. Yes.") or a
+refusal (reward red team). A condition refuses any yes/no answer: _CONDITION."""
 _HEDGED_BEFORE = re.compile(
     r"\b(?:either|possibly|perhaps|maybe|probably|arguably|questionable|otherwise|might|guess)\b",
     re.IGNORECASE,
 )
 """Hedges that leave an answer read after a lead-in or at the end uncommitted ("Possibly, no.",
 "Either, yes."); a leading hedged answer ("Probably not.") is read on its own terms."""
-"""What leaves a yes/no answer uncommitted where the answer is read from a first clause, after
-a lead-in or at the end (not from a leading yes or no): a doubt ("Hard to say. Yes.") or a
-refusal (reward red team). A condition refuses any yes/no answer: _CONDITION."""
 _MODALS = frozenset({"may", "might", "could", "would", "should", "can"})
 """Auxiliaries that hedge: "She might." commits to nothing."""
 
@@ -331,8 +332,6 @@ def _restatements(folded: str, question: str) -> tuple[set[str], str]:
     """What the answer's clauses that restate the question say (see
     tomgym.answers.restatements), and the answer's other clauses (where a doubt, not the
     restated "does not know", is read)."""
-    from tomgym.answers.restatements import parse_question, restated_answer
-
     parsed = parse_question(question)
     if parsed is None:
         return set(), folded
