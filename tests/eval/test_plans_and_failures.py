@@ -14,6 +14,7 @@ from tests.eval.helpers import FirstCandidateAgent, FlakyAgent, run_cli
 from tomgym.eval import runner
 from tomgym.eval.leaderboard import collect, items_label, to_markdown
 from tomgym.eval.runner import OutputDirError, evaluate
+from tomgym.eval.scoring import AGENT_FAILED
 from tomgym.eval.store import ResultsStore, RunFileError
 from tomgym.eval.targets import open_env
 
@@ -36,8 +37,15 @@ def test_failed_items_are_left_out_counted_and_retried(tmp_path: Path) -> None:
     assert (first.n_items, first.failed_items, first.planned_items) == (3, 2, 5)
     assert not first.complete and first.envs[ENV].failed == 2 and first.envs[ENV].n == 3
     # accuracy over the 3 answered items only (the first-candidate answers)
-    answered = [r for r in ResultsStore(tmp_path).load() if not r.failed]
+    stored = ResultsStore(tmp_path).load()
+    answered = [r for r in stored if not r.failed]
     assert first.accuracy == sum(r.correct for r in answered) / 3
+    # a failed record says no response was judged, not that a response had no answer block
+    failed = [r for r in stored if r.failed]
+    assert [(r.verdict, r.reward, r.reward_parts, r.lenient_correct) for r in failed] == [
+        (AGENT_FAILED, 0.0, {}, None)
+    ] * 2
+    assert all(r.verdict != AGENT_FAILED for r in answered)
     healthy = FirstCandidateAgent()
     second = evaluate(healthy, [ENV], n=5, out=tmp_path, batch_size=2, quiet=True)
     assert len(healthy.seen) == 2  # only the failed items were asked again

@@ -15,6 +15,10 @@ from tomgym.eval.store import ResultRecord
 from tomgym.items import ToMItem
 from tomgym.rewards import score_response as reward_of
 
+AGENT_FAILED = "agent_failed"
+"""The verdict of a record whose agent request failed (``Response.failed``): no response was
+judged. Such records are left out of every number, and a rerun asks their items again."""
+
 
 def build_episode(env: ToMEnv, env_id: str, index: int, family: str, privileged: bool) -> Episode:
     """What the agent sees of item ``index`` (the gold answer only for privileged agents)."""
@@ -51,7 +55,11 @@ def score_response(
     assert item is not None
     text = response.text if isinstance(response.text, str) else ""
     _, reward, _, _, info = env.step(text)
-    lenient = lenient_correct(text, item, info, episode.prefill)
+    lenient: bool | None = lenient_correct(text, item, info, episode.prefill)
+    if response.failed:  # no answer to judge: its record says so, not "no_answer" (a wrong one)
+        info = {**info, "correct": False, "verdict": AGENT_FAILED, "format_ok": False}
+        info["reward_parts"] = {}
+        reward, lenient = 0.0, None
     think_words, think_entities = think_features(
         text, episode.prefill, item.story, item.candidates, item.question
     )

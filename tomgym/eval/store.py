@@ -54,7 +54,11 @@ class ResultRecord(BaseModel):
     answer: str | None = None
     gold: str | None = None
     correct: bool = False
-    verdict: str | None = None
+    verdict: str | None = Field(
+        default=None,
+        description="Why the answer was judged as it was (info['verdict']: correct, wrong, "
+        "no_answer, ...); agent_failed where the agent request failed and nothing was judged.",
+    )
     format_ok: bool = False
     lenient_correct: bool | None = Field(
         default=None,
