@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tomgym.cli_args import non_negative_int, output_path, positive_float
+from tomgym.cli_args import (
+    add_pairs_option,
+    non_negative_int,
+    output_path,
+    parse_kwargs,
+    positive_float,
+)
 
 if TYPE_CHECKING:
     from tomgym.env_files import EnvFileEntry
@@ -229,6 +235,20 @@ def _settings(args: argparse.Namespace, previous: EnvFileEntry | None) -> dict[s
     }
     if previous is not None and previous.description is not None:
         settings["description"] = previous.description
+    held_out_from = args.held_out_from or (previous.held_out_from if previous else ())
+    if held_out_from:
+        settings["held_out_from"] = tuple(held_out_from)
+        if args.held_out is None:  # naming what it is held out from says it is held out
+            settings["held_out"] = True
+        elif not settings["held_out"]:
+            raise ValueError(
+                f"--no-held-out, but the env is held out from {', '.join(held_out_from)} "
+                "(--held-out-from, or the env file's held_out_from): drop --no-held-out, or "
+                "remove held_out_from from the env file"
+            )
+    kwargs = parse_kwargs(args.kwarg) if args.kwarg else (previous.kwargs if previous else {})
+    if kwargs:
+        settings["kwargs"] = kwargs
     return settings
 
 
@@ -384,6 +404,20 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         action=argparse.BooleanOptionalAction,
         default=None,
         help="held out from training (default: no)",
+    )
+    p.add_argument(
+        "--held-out-from",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="an env this one is held out from, its in-distribution env (repeatable; implies "
+        "--held-out)",
+    )
+    add_pairs_option(
+        p,
+        "--kwarg",
+        "a default keyword argument of the env, e.g. reward=lenient (repeatable; the value as "
+        "JSON or a Python literal, else a string)",
     )
     p.add_argument(
         "--show", type=non_negative_int, default=0, metavar="N", help="print the first N prompts"

@@ -34,6 +34,7 @@ from pydantic import (
     StrictBool,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from tomgym.datafile import FIELDS
@@ -72,6 +73,15 @@ class EnvFileEntry(BaseModel):
     family: str = "custom"
     usage: Literal["train", "eval-only"] = "train"
     held_out: StrictBool = False
+    held_out_from: tuple[str, ...] = Field(
+        default=(),
+        description="The env IDs it is held out from (its in-distribution envs); needs held_out.",
+    )
+    kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Default keyword arguments of the env (reward, prompt, split, ...), as "
+        "tomgym.make takes them; checked when the env file is registered.",
+    )
     description: str | None = None
 
     @field_validator("id", "data", "family", "candidates_sep")
@@ -90,6 +100,22 @@ class EnvFileEntry(BaseModel):
                 raise ValueError(f"{name!r} {_unknown(name, list(FIELDS), what)}")
         return columns
 
+    @field_validator("held_out_from")
+    @classmethod
+    def _ids_not_blank(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not i.strip() for i in ids):
+            raise ValueError("an env ID is empty")
+        return ids
+
+    @model_validator(mode="after")
+    def _held_out_from_needs_held_out(self) -> EnvFileEntry:
+        if self.held_out_from and not self.held_out:
+            raise ValueError(
+                f"held_out_from names {list(self.held_out_from)}, the envs this one is held out "
+                'from, but held_out is false: add "held_out": true (or drop held_out_from)'
+            )
+        return self
+
     def data_path(self, env_file: Path) -> Path:
         """The data file, a relative path read from the env file's folder."""
         data = Path(self.data).expanduser()
@@ -102,10 +128,12 @@ def _problems(exc: ValidationError, prefix: str) -> list[str]:
     parts = []
     for error in exc.errors():
         loc = [str(p) for p in error["loc"]]
-        where = prefix + ".".join(loc)
+        where = prefix + ".".join(loc) if loc else prefix.rstrip(".")
         message = f"{error['msg']} (got {json.dumps(error.get('input'), default=str)[:60]})"
         if error["type"] == "missing":
             message = str(error["msg"])
+        elif error["type"] == "value_error" and not loc:  # the entry's fields together
+            message = str(error["msg"]).removeprefix("Value error, ")
         elif error["type"] == "extra_forbidden":
             message = _unknown(loc[-1], list(EnvFileEntry.model_fields), "a field of an env file")
         parts.append(f"{where or 'the document'}: {message}")
@@ -270,6 +298,10 @@ def _register_entry(file: Path, entry: EnvFileEntry) -> ToMEnvSpec:
     extra: dict[str, Any] = {}
     if entry.description is not None:
         extra["description"] = entry.description
+    if entry.held_out_from:
+        extra["held_out_from"] = entry.held_out_from
+    if entry.kwargs:
+        extra["kwargs"] = entry.kwargs
     try:
         return register_from_file(
             data,
@@ -284,7 +316,8 @@ def _register_entry(file: Path, entry: EnvFileEntry) -> ToMEnvSpec:
     except DataFileError as exc:
         raise DataFileError(where, exc.problems) from None
     except (ValueError, TypeError, OSError) as exc:  # the ID's form, the data's type, ...
-        raise EnvFileError(f"{where}: {exc}") from None
+        # register_tom_env's messages start with the ID, which ``where`` names already
+        raise EnvFileError(f"{where}: {str(exc).removeprefix(f'{entry.id}: ')}") from None
 
 
 def write_env_file(path: str | Path, entry: EnvFileEntry) -> Path:
@@ -293,8 +326,9 @@ def write_env_file(path: str | Path, entry: EnvFileEntry) -> Path:
     file = Path(path).expanduser()
     file.parent.mkdir(parents=True, exist_ok=True)
     document = entry.model_dump(exclude_defaults=False)
-    if document["description"] is None:
-        del document["description"]
+    for optional in ("description", "held_out_from", "kwargs"):  # written only where set
+        if document[optional] in (None, (), {}):
+            del document[optional]
     file.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return file
 

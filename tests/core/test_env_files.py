@@ -231,6 +231,12 @@ def test_every_process_started_with_the_variable_makes_the_env(tmp_path: Path) -
         ),
         ('[{"id": "X-v0", "data": "a.csv"}, {"id": "Y-v0"}]', "[1] (Y-v0).data: Field required"),
         ('[{"id": "X-v0", "data": "a.csv"}, {"data": "b.csv"}]', "[1].id: Field required"),
+        (
+            '[{"id": "X-v0", "data": "a.csv", "held_out_from": ["In-v0"]}]',
+            "[0] (X-v0): held_out_from names ['In-v0'], the envs this one is held out from, but "
+            'held_out is false: add "held_out": true',
+        ),
+        ('{"id": "X-v0", "data": "a.csv", "kwargs": [1]}', "kwargs: Input should be"),
     ],
 )
 def test_a_bad_env_file_is_refused_naming_the_file_and_field(
@@ -474,6 +480,10 @@ def test_an_edited_or_removed_env_file_env_registers_again(tmp_path: Path) -> No
         ({"data": "mine.txt"}, "env file {path}: Mine-ToM-v0: "),
         ({"columns": {"story": "context", "question": "q", "order": "q"}}, "Mine-ToM-v0: "),
         ({"held_out": "yes"}, "held_out: Input should be a valid boolean"),
+        (
+            {"kwargs": {"rewrd": "lenient"}},
+            "env file {path}: Mine-ToM-v0: kwargs ['rewrd'] are not arguments of an env of items",
+        ),
     ],
 )
 def test_every_error_of_an_env_names_the_env_file_and_the_env(
@@ -552,3 +562,37 @@ def test_the_variable_is_rewritten_with_absolute_paths_and_links_are_their_own(
         use_env_files(["two/mine.json"])  # the same ID from other data: not the first's
     with pytest.raises(EnvFileError, match="the path is empty"):
         use_env_files([""])
+
+
+def test_an_env_file_says_what_its_env_is_held_out_from_and_its_default_kwargs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user's held-out env names its in-distribution env (as the built-in held-out IDs do)
+    and its default kwargs, in the env file, so every process makes the same env."""
+    data = small_csv(tmp_path)
+    path = tmp_path / "held.json"
+    extra = ["--held-out-from", "Mine-In-v0", "--kwarg", "reward=lenient", "--save", str(path)]
+    assert cli([*register_argv(data), *extra]) == 0
+    (entry,) = read_env_file(path)
+    assert (entry.held_out, entry.held_out_from, entry.kwargs) == (
+        True,
+        ("Mine-In-v0",),
+        {"reward": "lenient"},
+    )
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    env_files._LOADED.clear()
+    (spec,) = register_env_file(path)
+    assert spec.held_out and spec.held_out_from == ("Mine-In-v0",)
+    assert tomgym.make("Mine-ToM-v0").unwrapped.reward_spec.name == "lenient"
+    # an update without the options keeps them; one that contradicts them is refused
+    assert cli(["--env-file", str(path), *register_argv(data), "--save", str(path)]) == 0
+    assert f"updating {path}: nothing changed" in capsys.readouterr().out
+    tomgym.unregister_tom_env("Mine-ToM-v0")
+    assert cli([*register_argv(data), "--no-held-out", "--save", str(path)]) == 2
+    assert "--no-held-out, but the env is held out from Mine-In-v0" in capsys.readouterr().err
+    # an env file without them is written as before: no empty fields
+    plain = tmp_path / "plain.json"
+    if any(spec.id == "Mine-ToM-v0" for spec in tomgym.list_envs()):
+        tomgym.unregister_tom_env("Mine-ToM-v0")
+    assert cli([*register_argv(data), "--save", str(plain)]) == 0
+    assert not {"held_out_from", "kwargs"} & set(json.loads(plain.read_text(encoding="utf-8")))
