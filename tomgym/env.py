@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import functools
 import inspect
 import numbers
 import warnings
@@ -325,11 +326,33 @@ def detached(value: Any) -> Any:
     """A copy of ``value``'s dicts and lists, sharing their other contents: an item's metadata
     as ``info`` hands it out. A release's items are cached for the whole process, so editing a
     shallow copy's ``candidate_aliases`` changed what every env of that release paid."""
+    # Values that are neither are kept without a call each: most of an item's metadata is
+    # strings and numbers, and a call per value was most of this copy's cost (every step).
     if isinstance(value, dict):
-        return {key: detached(inner) for key, inner in value.items()}
+        return {
+            key: detached(inner) if isinstance(inner, _COPIED) else inner
+            for key, inner in value.items()
+        }
     if isinstance(value, list):
-        return [detached(inner) for inner in value]
+        return [detached(inner) if isinstance(inner, _COPIED) else inner for inner in value]
     return value
+
+
+def _printable(content: str, role: str, astral: bool) -> str:
+    """``to_printable`` of a message; a system message's is kept, as every item of an env
+    shows the same one (about 1,000 characters read again per reset)."""
+    if role == "system":
+        return _printable_system(content, astral)
+    return to_printable(content, astral=astral)
+
+
+@functools.lru_cache(maxsize=64)
+def _printable_system(content: str, astral: bool) -> str:
+    return to_printable(content, astral=astral)
+
+
+_COPIED = (dict, list)
+"""What :func:`detached` copies (subclasses too, as plain dicts and lists)."""
 
 
 class ToMEnv(gym.Env[str, str]):
@@ -585,7 +608,9 @@ class ToMEnv(gym.Env[str, str]):
         index = options.get("index")
         if index is None:
             index = int(self.np_random.integers(0, limit))
-        elif isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        elif type(index) is not int and (  # an int, at once; else numbers' (slower) check
+            isinstance(index, bool) or not isinstance(index, numbers.Integral)
+        ):
             raise TypeError(f"options['index'] must be an int, got {type(index).__name__}")
         else:
             index = int(index)  # numpy's integers too: indices often come from np.random
@@ -667,7 +692,7 @@ class ToMEnv(gym.Env[str, str]):
         if warn and any(has_astral(m["content"]) for m in messages):  # at C speed, mostly
             self._warn_stood_in(item, messages)
         return [
-            {"role": m["role"], "content": to_printable(m["content"], astral=self._astral)}
+            {"role": m["role"], "content": _printable(m["content"], m["role"], self._astral)}
             for m in messages
         ]
 

@@ -83,7 +83,11 @@ def parse_response(text: str, prefill: str = "") -> ParsedResponse:
         and not full[:think_open].strip()
         and not full[think_close + len(THINK_CLOSE) : answer_open].strip()
         # "... Actually the drawer." after the block breaks it; an end-of-turn token does not
-        and _AFTER_ANSWER_OK.fullmatch(full, answer_close + len(ANSWER_CLOSE)) is not None
+        # (nothing after the block, as in most responses, is a match: the regex is not run)
+        and (
+            answer_close + len(ANSWER_CLOSE) == len(full)
+            or _AFTER_ANSWER_OK.fullmatch(full, answer_close + len(ANSWER_CLOSE)) is not None
+        )
     )
     if n_answer_open == 0 or n_answer_close == 0:
         return ParsedResponse(format_ok, None, think, "no_answer")
