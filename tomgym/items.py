@@ -94,6 +94,10 @@ class ToMItem(BaseModel):
     @field_validator("story", "question")
     @classmethod
     def _text_not_blank(cls, value: str) -> str:
+        # An ASCII text holds no invisible mark (category Cf), so it is not blank when some
+        # character is not a space: isspace() stops at the first one (every story, question).
+        if value.isascii() and value and not value.isspace():
+            return value
         if not any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value):
             raise ValueError("is blank: it holds only spaces, line breaks or invisible marks")
         return value
@@ -140,13 +144,14 @@ class ToMItem(BaseModel):
         # looks for the offending candidate only once it knows there is one: a generated
         # Hi-ToM item has 15 candidates, and reading them one by one per check was most of
         # the cost of validating it.
-        phrases = [phrase_of(c) for c in self.candidates]
+        phrases = list(map(phrase_of, self.candidates))
+        readings = set(phrases)
         self._every_answer_has_words(phrases)
-        if self.answer_type == "choice" and len(set(phrases)) != len(phrases):
+        if self.answer_type == "choice" and len(readings) != len(phrases):
             self._distinct_as_read()
         if self.aliases and self.candidates:
             self._no_alias_is_a_wrong_candidate()
-        if self.candidates and self._gold_only(phrases):
+        if self.candidates and self._gold_only(phrases, readings):
             raise ValueError(
                 f"candidates: {list(self.candidates)} holds only the gold answer, which "
                 "info['candidates'] and a prompt listing them would give away; a question with "
@@ -158,7 +163,10 @@ class ToMItem(BaseModel):
         """The judge reads answers as whole words without articles: a gold, alias or candidate
         of no such word ("A", "?") could never be named, and would drop out of the judging.
         ``phrases``: the candidates' ``phrase_of``, in order."""
-        fields = [("answer", str(self.answer))]
+        answer = str(self.answer)
+        if all(phrases) and phrase_of(answer) and all(map(phrase_of, self.aliases)):
+            return  # every text has words (all items but bad ones): no list of them to build
+        fields = [("answer", answer)]
         fields += [("aliases", a) for a in self.aliases]
         if not all(phrases):  # a candidate has no words: find it (after the answer, aliases)
             fields += [("candidates", c) for c in self.candidates]
@@ -240,9 +248,11 @@ class ToMItem(BaseModel):
                     "one without the other; keep one of them"
                 )
 
-    def _gold_only(self, phrases: list[tuple[str, ...]]) -> bool:
-        """Whether every candidate (``phrases``: their ``phrase_of``) reads as the gold answer
-        or one of its aliases."""
+    def _gold_only(self, phrases: list[tuple[str, ...]], readings: set[tuple[str, ...]]) -> bool:
+        """Whether every candidate (``phrases``: their ``phrase_of``; ``readings``: the set of
+        them) reads as the gold answer or one of its aliases."""
+        if len(readings) > 1 + len(self.aliases):
+            return False  # more readings than golds: some candidate is none of them (at once)
         golds = {phrase_of(g) for g in (str(self.answer), *self.aliases)}
         if not all(p in golds for p in phrases):
             return False
