@@ -110,6 +110,12 @@ class HiToMConfig:
         load_vocab(self.vocab)  # raises on an unknown name
 
     def canonical(self) -> str:
+        return self._canonical
+
+    @functools.cached_property
+    def _canonical(self) -> str:
+        # Made once per config (a frozen one): every draw of every item keys its RNG by it,
+        # and a debiased item makes hundreds of draws.
         # The new options appear only when set, so every existing item stays byte-identical.
         return (
             f"orders={','.join(map(str, self.orders))}|deception={self.deception}"

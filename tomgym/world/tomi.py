@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -74,6 +75,12 @@ class ToMiConfig:
         load_vocab(self.vocab)
 
     def canonical(self) -> str:
+        return self._canonical
+
+    @functools.cached_property
+    def _canonical(self) -> str:
+        # Made once per config (a frozen one): every draw of every item keys its RNG by it,
+        # and a debiased item makes hundreds of draws.
         # The new options appear only when set, so every existing item stays byte-identical.
         return (
             f"qt={','.join(self.question_types)}|coloured={self.coloured}|vocab={self.vocab}"
