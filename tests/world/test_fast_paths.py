@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from tomgym.world.debias import placements, true_location
 from tomgym.world.hitom import HiToMConfig, ItemRandom, generate_hitom
 from tomgym.world.render import render_event, render_story
 from tomgym.world.simulator import World, _tuples, belief_after, simulate
@@ -75,6 +76,21 @@ def test_focus_world_keeps_the_full_worlds_belief() -> None:
                     assert focused.beliefs(tup, obj) == want
                     assert focused.location == full.location
                     assert focused.initial == full.initial
+
+
+def test_true_location_is_the_simulated_location() -> None:
+    """Order 0's answer (and ToMi's memory and reality answers) are read off the events
+    (true_location, placements), not simulated."""
+    for events, _ in _stories():
+        world = simulate(events, max_order=1)
+        for obj in {e.obj for e in events if hasattr(e, "obj")}:
+            assert true_location(events, obj) == world.beliefs((), obj)
+            assert true_location(events, obj) == belief_after(events, (), obj, max_order=1)
+            placed = placements(events, obj)  # ToMi's memory and reality answers
+            if placed:
+                assert (placed[0], placed[-1]) == (world.initial[obj], world.location[obj])
+            else:
+                assert obj not in world.initial and obj not in world.location
 
 
 def test_exact_order_world_keeps_the_full_worlds_beliefs_of_that_order() -> None:

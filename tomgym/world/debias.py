@@ -112,6 +112,12 @@ def true_location(events: Sequence[Event], obj: str) -> str | None:
     return where
 
 
+def placements(events: Sequence[Event], obj: str) -> list[str]:
+    """The containers the object is put in, in order (claims aside): the first is the
+    simulator's ``initial``, the last its ``location``."""
+    return [e.container for e in events if isinstance(e, _PLACING) and e.obj == obj]
+
+
 def trajectory(events: Sequence[Event], obj: str) -> list[str]:
     """The containers the object is put in, moved to or claimed to be in, first mention order."""
     out: list[str] = []

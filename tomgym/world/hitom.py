@@ -444,10 +444,15 @@ def _generate(config: HiToMConfig, seed: int, index: int) -> HiToMQuestion:
 def _as_drawn(draw: _Draw) -> HiToMQuestion:
     """The draw's question, put to its own chain of agents."""
     # Beliefs of each nesting depth evolve independently, so simulating up to the asked
-    # depth gives the same answer, faster.
-    answer = belief_after(
-        draw.events, draw.question_agents, draw.object, max_order=max(draw.order, 1)
-    )
+    # depth gives the same answer, faster; order 0 asks where the object really is, the
+    # simulator's location, read off the events without simulating anyone (a quarter of
+    # the training mix).
+    if draw.order == 0:
+        answer = true_location(draw.events, draw.object)
+    else:
+        answer = belief_after(
+            draw.events, draw.question_agents, draw.object, max_order=max(draw.order, 1)
+        )
     assert answer is not None
     return _question(draw, draw.question_agents, answer)
 

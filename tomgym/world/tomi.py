@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tomgym.world.debias import index_target, rejection_sample
+from tomgym.world.debias import index_target, placements, rejection_sample
 from tomgym.world.hitom import item_rng
 from tomgym.world.render import (
     PARAPHRASES,
@@ -202,9 +202,16 @@ def _draw(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> _Draw:
         agents = (rng.choice(entered),)
     elif kind == "second_order":
         agents = tuple(rng.sample(entered, 2))
-    # Only the asked belief is kept (the true and first locations are always known).
-    world = World(max_order=2, focus=(agents, obj)).apply_all(events)
-    answer = world.initial[obj] if kind == "memory" else world.beliefs(agents, obj)
+    answer: str | None
+    if kind in ("memory", "reality"):
+        # No one's belief is asked (half the questions): the first and last placements are the
+        # simulator's initial and true locations, read off the events without simulating.
+        placed = placements(events, obj)
+        answer, location = placed[0] if kind == "memory" else placed[-1], placed[-1]
+    else:
+        # Only the asked belief is kept (the true and first locations are always known).
+        world = World(max_order=2, focus=(agents, obj)).apply_all(events)
+        answer, location = world.beliefs(agents, obj), world.location[obj]
     assert answer is not None
     return _Draw(
         events=events,
@@ -214,7 +221,7 @@ def _draw(config: ToMiConfig, seed: int, index: int, attempt: int = 0) -> _Draw:
         answer=answer,
         question_index=entered.index(agents[0]) if agents else 0,
         story_type=story_type,
-        tom=answer != world.location[obj],
+        tom=answer != location,
         candidates=tuple(rng.sample(containers, 2)),
         uid=uid,
         templates=config.templates,
