@@ -322,6 +322,10 @@ def json_ready(value: Any) -> Any:
     return value
 
 
+_COPIED = (dict, list)
+"""What :func:`detached` copies (subclasses too, as plain dicts and lists)."""
+
+
 def detached(value: Any) -> Any:
     """A copy of ``value``'s dicts and lists, sharing their other contents: an item's metadata
     as ``info`` hands it out. A release's items are cached for the whole process, so editing a
@@ -349,10 +353,6 @@ def _printable(content: str, role: str, astral: bool) -> str:
 @functools.lru_cache(maxsize=64)
 def _printable_system(content: str, astral: bool) -> str:
     return to_printable(content, astral=astral)
-
-
-_COPIED = (dict, list)
-"""What :func:`detached` copies (subclasses too, as plain dicts and lists)."""
 
 
 class ToMEnv(gym.Env[str, str]):

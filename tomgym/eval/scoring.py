@@ -57,8 +57,8 @@ def score_response(
     _, reward, _, _, info = env.step(text)
     lenient: bool | None = lenient_correct(text, item, info, episode.prefill)
     if response.failed:  # no answer to judge: its record says so, not "no_answer" (a wrong one)
-        info = {**info, "correct": False, "verdict": AGENT_FAILED, "format_ok": False}
-        info["reward_parts"] = {}
+        nothing_judged = {"correct": False, "verdict": AGENT_FAILED, "format_ok": False}
+        info = {**info, **nothing_judged, "reward_parts": {}}
         reward, lenient = 0.0, None
     think_words, think_entities = think_features(
         text, episode.prefill, item.story, item.candidates, item.question
